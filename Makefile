@@ -1,0 +1,168 @@
+# platform-operator Makefile.
+#
+# Everything here works on a machine with only Go installed: the Kubernetes
+# control plane (kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubectl), etcd, kwok and the code generators are built from Go modules
+# into bin/ by `make tools`; nothing downloads a prebuilt binary.
+
+# Image the deploy targets use; build it with `make docker-build` where a
+# container engine exists.
+IMG ?= controller:latest
+
+# Setting SHELL to bash allows bash commands to be executed by recipes.
+# Options are set to exit when a recipe line exits non-zero or a piped command fails.
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+REPO := $(shell pwd)
+LOCALBIN ?= $(REPO)/bin
+export PATH := $(LOCALBIN):$(PATH)
+
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+KUBECTL ?= $(LOCALBIN)/kubectl
+GOTESTSUM ?= $(LOCALBIN)/gotestsum
+
+# envtest finds kube-apiserver, etcd and kubectl here.
+export KUBEBUILDER_ASSETS ?= $(LOCALBIN)
+
+# Name of the local development cluster `make run` creates or reuses.
+DEV_CLUSTER ?= platform-dev
+
+# Extra flags for go test, e.g. `make test-unit GOTEST_FLAGS=-race`.
+GOTEST_FLAGS ?=
+
+UNIT_PKGS = $(shell go list ./... | grep -v -e /test/)
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate CustomResourceDefinitions, RBAC and webhook configuration from markers, and the chart's generated parts.
+	"$(CONTROLLER_GEN)" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	hack/gen-chart.sh
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate DeepCopy methods.
+	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run gofmt over the code.
+	gofmt -s -w $$(git ls-files '*.go')
+
+.PHONY: vet
+vet: ## Run go vet, including the code behind build tags.
+	go vet -tags e2e ./...
+
+.PHONY: verify
+verify: manifests generate ## Fail when generated code or manifests are stale, code is unformatted, vet complains or go.mod is untidy.
+	@hack/verify.sh
+
+##@ Test
+
+.PHONY: test
+test: tools ## Run every test layer: unit, integration (envtest) and e2e (kwok cluster).
+	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-integration
+	@$(MAKE) --no-print-directory test-e2e
+
+.PHONY: test-unit
+test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
+	@echo "=== layer: unit"
+	"$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) $(UNIT_PKGS)
+
+.PHONY: test-integration
+test-integration: tools ## Run the integration tests against envtest (real kube-apiserver and etcd).
+	@echo "=== layer: integration (envtest, assets in $(KUBEBUILDER_ASSETS))"
+	"$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) ./test/integration/...
+
+.PHONY: test-e2e
+test-e2e: tools ## Run the e2e tests on a throwaway kwok cluster (real controller-manager and scheduler).
+	@echo "=== layer: e2e (kwok cluster, --runtime binary)"
+	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -parallel 16 $(GOTEST_FLAGS) ./test/e2e/...
+
+##@ Build
+
+.PHONY: build
+build: manifests generate ## Build the manager binary.
+	go build -o bin/manager ./cmd
+
+.PHONY: install-plugin
+install-plugin: ## Install the kubectl plugin (kubectl-stask) into $(go env GOPATH)/bin, so `kubectl stask` works.
+	go install ./cmd/kubectl-stask
+	@echo "kubectl-stask installed in $$(go env GOPATH)/bin; make sure that is on your PATH, then: kubectl stask --help"
+
+.PHONY: run
+run: tools manifests build ## Run the manager against the local kwok cluster (created or reused), with the samples applied.
+	@DEV_CLUSTER=$(DEV_CLUSTER) hack/run-dev.sh
+
+.PHONY: cluster-down
+cluster-down: ## Delete the local kwok development cluster.
+	@hack/kwok/cluster.sh down $(DEV_CLUSTER)
+
+.PHONY: docker-build
+docker-build: ## Build the manager image (needs a container engine).
+	docker build -t $(IMG) .
+
+.PHONY: build-installer
+build-installer: manifests generate $(KUBECTL) ## Write a single install manifest (CRDs and deployment) to dist/install.yaml.
+	mkdir -p dist
+	"$(KUBECTL)" kustomize config/default | sed 's|image: controller:latest|image: $(IMG)|' > dist/install.yaml
+
+##@ Deployment (to the cluster of your current kubeconfig)
+
+ifndef ignore-not-found
+  ignore-not-found = false
+endif
+
+.PHONY: install
+install: manifests $(KUBECTL) ## Install the CRDs into the cluster of the current kubeconfig.
+	"$(KUBECTL)" apply --server-side -k config/crd
+
+.PHONY: uninstall
+uninstall: manifests $(KUBECTL) ## Remove the CRDs (and so every ScheduleTask and TaskRun) from the cluster.
+	"$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -k config/crd
+
+.PHONY: deploy
+deploy: manifests $(KUBECTL) ## Deploy the operator (image IMG) to the cluster of the current kubeconfig.
+	"$(KUBECTL)" kustomize config/default | sed 's|image: controller:latest|image: $(IMG)|' | "$(KUBECTL)" apply --server-side -f -
+
+.PHONY: undeploy
+undeploy: $(KUBECTL) ## Remove the operator from the cluster of the current kubeconfig.
+	"$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -k config/default
+
+##@ Tools
+
+# The tools are built from hack/tools/go.mod, a module of its own that the
+# operator never imports. One `go build` builds them all so the linker runs in
+# parallel; the stamp makes `make tools` a no-op once they are there.
+TOOLS_STAMP := $(LOCALBIN)/.tools-stamp
+TOOLS_PKGS := \
+	k8s.io/kubernetes/cmd/kube-apiserver \
+	k8s.io/kubernetes/cmd/kube-controller-manager \
+	k8s.io/kubernetes/cmd/kube-scheduler \
+	k8s.io/kubernetes/cmd/kubectl \
+	./etcd \
+	sigs.k8s.io/kwok/cmd/kwok \
+	sigs.k8s.io/kwok/cmd/kwokctl \
+	sigs.k8s.io/controller-tools/cmd/controller-gen \
+	helm.sh/helm/v3/cmd/helm \
+	gotest.tools/gotestsum
+
+.PHONY: tools
+tools: $(TOOLS_STAMP) ## Build the control plane, etcd, kwok, controller-gen, helm and gotestsum into bin/ (no-op when built).
+
+$(TOOLS_STAMP): hack/tools/go.mod hack/tools/go.sum hack/tools/etcd/main.go
+	@mkdir -p "$(LOCALBIN)"
+	@echo "Building tools from Go modules into $(LOCALBIN) (about 10 minutes cold, seconds with a warm build cache)"
+	cd hack/tools && go build -o "$(LOCALBIN)/" $(TOOLS_PKGS)
+	@touch "$@"
+
+$(CONTROLLER_GEN) $(KUBECTL) $(GOTESTSUM): $(TOOLS_STAMP)

@@ -1,0 +1,217 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Trigger says what started a run.
+// +kubebuilder:validation:Enum=Scheduled;Manual
+type Trigger string
+
+const (
+	// TriggerScheduled: the CronJob started the run on its schedule.
+	TriggerScheduled Trigger = "Scheduled"
+	// TriggerManual: a user asked for the run.
+	TriggerManual Trigger = "Manual"
+)
+
+// TaskRunPhase is where a run is in its life.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type TaskRunPhase string
+
+const (
+	// TaskRunPending: the run is recorded but no pod runs yet.
+	TaskRunPending TaskRunPhase = "Pending"
+	// TaskRunRunning: a pod of the run has started.
+	TaskRunRunning TaskRunPhase = "Running"
+	// TaskRunSucceeded: the run's Job completed.
+	TaskRunSucceeded TaskRunPhase = "Succeeded"
+	// TaskRunFailed: the run's Job failed, timed out or was cancelled.
+	TaskRunFailed TaskRunPhase = "Failed"
+)
+
+// Condition types and reasons of a TaskRun.
+const (
+	// ConditionSucceeded is Unknown while the run goes on, then True or False.
+	ConditionSucceeded = "Succeeded"
+
+	// ReasonCompleted: the Job completed.
+	ReasonCompleted = "Completed"
+	// ReasonBackoffLimitExceeded: every attempt the backoffLimit allows failed.
+	ReasonBackoffLimitExceeded = "BackoffLimitExceeded"
+	// ReasonDeadlineExceeded: the run took longer than activeDeadlineSeconds.
+	ReasonDeadlineExceeded = "DeadlineExceeded"
+	// ReasonCancelled: the run was stopped, for example because its task was deleted.
+	ReasonCancelled = "Cancelled"
+)
+
+// JobRef identifies the Job that carries a run. Name and UID together, so a
+// later Job of the same name is never mistaken for this one.
+type JobRef struct {
+	// name of the Job.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// uid of the Job.
+	// +required
+	UID types.UID `json:"uid"`
+}
+
+// TaskRunSpec says which task a run belongs to and what started it. It is a
+// record, so it cannot change after creation; the one exception is jobRef,
+// which the operator sets once on a manual run when it starts the run's Job.
+// +kubebuilder:validation:XValidation:rule="has(self.scheduledTime) == has(oldSelf.scheduledTime)",message="scheduledTime is immutable"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.jobRef) || has(self.jobRef)",message="jobRef cannot be removed once set"
+type TaskRunSpec struct {
+	// scheduleTaskName is the name of the ScheduleTask, in the same namespace.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="scheduleTaskName is immutable"
+	ScheduleTaskName string `json:"scheduleTaskName"`
+
+	// trigger says what started the run: Scheduled or Manual.
+	// +optional
+	// +kubebuilder:default=Manual
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="trigger is immutable"
+	Trigger Trigger `json:"trigger,omitempty"`
+
+	// scheduledTime is the time the schedule asked for the run.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="scheduledTime is immutable"
+	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
+
+	// jobRef is the Job that carries the run; set by the operator, once.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="jobRef is immutable once set"
+	JobRef *JobRef `json:"jobRef,omitempty"`
+}
+
+// TaskRunStatus follows the run's Job and pods.
+type TaskRunStatus struct {
+	// phase is Pending, Running, Succeeded or Failed.
+	// +optional
+	Phase TaskRunPhase `json:"phase,omitempty"`
+
+	// startTime is when the run's Job started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// completionTime is when the run finished, successfully or not.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// duration is completionTime minus startTime, for display.
+	// +optional
+	Duration string `json:"duration,omitempty"`
+
+	// attempts is the number of pods tried.
+	// +optional
+	Attempts int32 `json:"attempts,omitempty"`
+
+	// reason is a CamelCase word for why the run is in its phase, for example
+	// Completed, BackoffLimitExceeded, DeadlineExceeded or Cancelled.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+
+	// message is a human-readable account of the reason.
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// exitCode is the exit code of the last failed container.
+	// +optional
+	ExitCode *int32 `json:"exitCode,omitempty"`
+
+	// podName is the name of the run's last pod.
+	// +optional
+	PodName string `json:"podName,omitempty"`
+
+	// conditions are the latest observations of the run's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:storageversion
+// +kubebuilder:resource:shortName=trun,categories=platform
+// +kubebuilder:printcolumn:name="Task",type=string,JSONPath=`.spec.scheduleTaskName`
+// +kubebuilder:printcolumn:name="Trigger",type=string,JSONPath=`.spec.trigger`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Start",type=date,JSONPath=`.status.startTime`
+// +kubebuilder:printcolumn:name="Duration",type=string,JSONPath=`.status.duration`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// TaskRun is the durable record of one execution of a ScheduleTask. The
+// operator creates one for every Job of the task's CronJob; a user creates one
+// with trigger Manual to run the task now.
+type TaskRun struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is a standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+
+	// spec says which task the run belongs to and what started it.
+	// +required
+	Spec TaskRunSpec `json:"spec"`
+
+	// status is the observed state of the run.
+	// +optional
+	Status TaskRunStatus `json:"status,omitzero"`
+}
+
+// +kubebuilder:object:root=true
+
+// TaskRunList contains a list of TaskRun.
+type TaskRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitzero"`
+	Items           []TaskRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(SchemeGroupVersion, &TaskRun{}, &TaskRunList{})
+		return nil
+	})
+}
+
+// IsFinished reports whether the run reached its final phase; a finished run
+// is a record that nothing changes any more.
+func (tr *TaskRun) IsFinished() bool {
+	return tr.Status.Phase == TaskRunSucceeded || tr.Status.Phase == TaskRunFailed
+}
+
+// DueTime is when the run was asked for: its scheduled time, else its creation.
+func (tr *TaskRun) DueTime() time.Time {
+	if tr.Spec.ScheduledTime != nil {
+		return tr.Spec.ScheduledTime.Time
+	}
+	return tr.CreationTimestamp.Time
+}

@@ -1,0 +1,112 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// ScheduleTaskSpec is the first design of a scheduled task. It has no
+// concurrency policy: converted to v1, a task gets v1's default, Allow.
+type ScheduleTaskSpec struct {
+	// schedule is a cron expression, as in v1.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Schedule string `json:"schedule"`
+
+	// image is the container image to run.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image"`
+
+	// command overrides the image's entrypoint.
+	// +optional
+	// +listType=atomic
+	Command []string `json:"command,omitempty"`
+
+	// backoffLimit is the number of retries after a failed attempt.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
+
+	// activeDeadlineSeconds is the timeout of one run.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+
+	// suspend stops new scheduled runs.
+	// +optional
+	Suspend *bool `json:"suspend,omitempty"`
+}
+
+// ScheduleTaskStatus is the part of v1's status the first design had.
+type ScheduleTaskStatus struct {
+	// lastScheduleTime is when a run was last started.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+
+	// active is true while a run is in progress.
+	// +optional
+	Active bool `json:"active,omitempty"`
+
+	// conditions are the latest observations of the task's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=stask,categories=platform
+
+// ScheduleTask runs a container on a schedule (first design; use v1).
+type ScheduleTask struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is a standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+
+	// spec defines the task.
+	// +required
+	Spec ScheduleTaskSpec `json:"spec"`
+
+	// status is the observed state of the task.
+	// +optional
+	Status ScheduleTaskStatus `json:"status,omitzero"`
+}
+
+// +kubebuilder:object:root=true
+
+// ScheduleTaskList contains a list of ScheduleTask.
+type ScheduleTaskList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitzero"`
+	Items           []ScheduleTask `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &ScheduleTask{}, &ScheduleTaskList{})
+		return nil
+	})
+}

@@ -1,0 +1,237 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command manager runs the platform-operator controllers: flags, logging and
+// manager options only; the behaviour lives in internal/.
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"time"
+
+	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
+	// so that a kubeconfig using them works out of cluster.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
+	"github.com/example/platform-operator/internal/certs"
+	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/tracing"
+	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
+	// +kubebuilder:scaffold:imports
+)
+
+var (
+	scheme   = runtime.NewScheme()
+	setupLog = ctrl.Log.WithName("setup")
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(platformv1.AddToScheme(scheme))
+	utilruntime.Must(platformv1alpha1.AddToScheme(scheme))
+	// +kubebuilder:scaffold:scheme
+}
+
+// options are the manager's command-line settings.
+type options struct {
+	metricsAddr             string
+	secureMetrics           bool
+	metricsCertPath         string
+	probeAddr               string
+	enableLeaderElection    bool
+	leaderElectionNamespace string
+	webhookPort             int
+	webhookCertPath         string
+	enableHTTP2             bool
+	enableWebhooks          bool
+	certRotation            bool
+	scheduleTaskWorkers     int
+	taskRunWorkers          int
+}
+
+func (o *options) bindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
+		"The address the metrics endpoint binds to: :8443 for HTTPS, :8080 for HTTP, 0 to disable it.")
+	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS behind Kubernetes authentication and authorization; false for plain HTTP.")
+	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
+		"Directory holding tls.crt and tls.key for the metrics server; a self-signed pair is made when empty.")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+	fs.BoolVar(&o.enableLeaderElection, "leader-elect", true,
+		"Elect a leader so that only one replica of the manager reconciles at a time.")
+	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "",
+		"Namespace of the leader-election Lease; the manager's own namespace when running in a cluster.")
+	fs.BoolVar(&o.enableWebhooks, "enable-webhooks", true,
+		"Serve the admission webhooks (they need a serving certificate in --webhook-cert-path).")
+	fs.BoolVar(&o.certRotation, "cert-rotation", true,
+		"Make, inject and rotate the webhook certificates in the Secret "+certs.SecretName+
+			" of the manager's namespace (POD_NAMESPACE); false when cert-manager or the developer provides them.")
+	fs.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
+	fs.StringVar(&o.webhookCertPath, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs",
+		"Directory holding tls.crt and tls.key for the webhook server.")
+	fs.IntVar(&o.scheduleTaskWorkers, "scheduletask-max-concurrent-reconciles", 4,
+		"How many ScheduleTasks are reconciled at once.")
+	fs.IntVar(&o.taskRunWorkers, "taskrun-max-concurrent-reconciles", 4,
+		"How many TaskRuns are reconciled at once.")
+	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
+		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
+}
+
+// cachesSynced is a readiness check that passes once the manager's informers
+// have their first full list: before that, reconciles would act on a partial
+// view of the cluster.
+func cachesSynced(mgr ctrl.Manager) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx, cancel := context.WithTimeout(req.Context(), 100*time.Millisecond)
+		defer cancel()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			return errors.New("informer caches have not synced yet")
+		}
+		return nil
+	}
+}
+
+func main() {
+	var o options
+	o.bindFlags(flag.CommandLine)
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	var tlsOpts []func(*tls.Config)
+	if !o.enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+
+	webhookServer := webhook.NewServer(webhook.Options{
+		TLSOpts: tlsOpts,
+		Port:    o.webhookPort,
+		CertDir: o.webhookCertPath,
+	})
+
+	metricsOpts := metricsserver.Options{
+		BindAddress:   o.metricsAddr,
+		SecureServing: o.secureMetrics,
+		TLSOpts:       tlsOpts,
+		CertDir:       o.metricsCertPath,
+	}
+	if o.secureMetrics {
+		// Only callers that Kubernetes authenticates and authorizes for
+		// GET /metrics (see config/rbac/metrics_reader_role.yaml) may scrape.
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                  scheme,
+		Cache:                   controller.CacheOptions(),
+		Metrics:                 metricsOpts,
+		WebhookServer:           webhookServer,
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.enableLeaderElection,
+		LeaderElectionID:        "platform-operator.platform.example.com",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		// The process exits as soon as the manager stops, so releasing the
+		// Lease on the way out is safe and lets a new leader take over at once.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		setupLog.Error(err, "Failed to create manager")
+		os.Exit(1)
+	}
+
+	if err := controller.Setup(mgr, controller.Options{
+		ScheduleTaskWorkers: o.scheduleTaskWorkers,
+		TaskRunWorkers:      o.taskRunWorkers,
+	}); err != nil {
+		setupLog.Error(err, "Failed to set up controllers")
+		os.Exit(1)
+	}
+	ctx := ctrl.SetupSignalHandler()
+	shutdownTracing, err := tracing.Setup(ctx)
+	if err != nil {
+		setupLog.Error(err, "Failed to set up tracing")
+		os.Exit(1)
+	}
+	defer func() { _ = shutdownTracing(context.Background()) }()
+	ready := healthz.Ping
+	if o.enableWebhooks {
+		certsReady := make(chan struct{})
+		if o.certRotation {
+			if err := certs.AddRotator(mgr, certs.Options{
+				Namespace: os.Getenv("POD_NAMESPACE"), CertDir: o.webhookCertPath, Ready: certsReady,
+			}); err != nil {
+				setupLog.Error(err, "Failed to set up certificate rotation")
+				os.Exit(1)
+			}
+		} else {
+			close(certsReady)
+		}
+		// The webhook server starts only once its certificate is on disk,
+		// which the rotator may take a minute to arrange on a new install.
+		go func() {
+			select {
+			case <-certsReady:
+			case <-ctx.Done():
+				return
+			}
+			if err := webhookv1.Setup(ctx, mgr); err != nil {
+				setupLog.Error(err, "Failed to set up webhooks")
+				os.Exit(1)
+			}
+		}()
+		// Ready only once the webhook server serves with its certificate:
+		// the API server calls it for every ScheduleTask and TaskRun write.
+		ready = webhookServer.StartedChecker()
+	}
+	// +kubebuilder:scaffold:builder
+
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		setupLog.Error(err, "Failed to set up health check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("webhooks", ready); err != nil {
+		setupLog.Error(err, "Failed to set up ready check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr)); err != nil {
+		setupLog.Error(err, "Failed to set up ready check")
+		os.Exit(1)
+	}
+
+	setupLog.Info("Starting manager")
+	if err := mgr.Start(ctx); err != nil {
+		setupLog.Error(err, "Failed to run manager")
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,11 @@
+// Command etcd runs the etcd server from go.etcd.io/etcd/server/v3, so the
+// test control plane is built from source rather than downloaded.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }

@@ -1,0 +1,134 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/schedule"
+	"github.com/example/platform-operator/internal/validation"
+)
+
+func newNextCommand(o *options) *cobra.Command {
+	var zone string
+	var count int
+	cmd := &cobra.Command{
+		Use:   "next CRON",
+		Short: "Print the next run times of a cron expression, offline",
+		Long: `Print when a schedule fires next, read exactly as a CronJob (and so a
+ScheduleTask) reads it, in the given time zone.`,
+		Example: `  kubectl stask next "0 */2 * * *"
+  kubectl stask next @daily --time-zone Europe/Berlin -n 3`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := schedule.Parse(args[0], zone)
+			if err != nil {
+				return err
+			}
+			now := o.now()
+			times := s.NextN(now, count)
+			if len(times) == 0 {
+				return fmt.Errorf("%q never fires", args[0])
+			}
+			for _, t := range times {
+				fmt.Fprintf(o.out(), "%s  (%s)\n", t.Format(time.RFC3339), Relative(t, now))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&zone, "time-zone", "", "IANA time zone the schedule is read in (UTC when empty)")
+	cmd.Flags().IntVarP(&count, "count", "c", 5, "how many run times to print")
+	return cmd
+}
+
+func newLintCommand(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint FILE...",
+		Short: "Check ScheduleTask manifests offline, with the admission webhook's rules",
+		Long: `Check ScheduleTask manifests without a cluster, with the rules the operator's
+admission webhook applies (cron syntax as the CronJob controller reads it,
+time zones, image references, name length, ranges). "-" reads standard input.
+Exits 1 when a manifest has a problem.`,
+		Example: `  kubectl stask lint config/samples/*.yaml`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			problems := 0
+			for _, file := range args {
+				n, err := lintFile(o, file)
+				if err != nil {
+					return err
+				}
+				problems += n
+			}
+			if problems > 0 {
+				return &ExitError{Code: 1, Err: fmt.Errorf("%d problem(s) found", problems)}
+			}
+			fmt.Fprintf(o.out(), "%d file(s) OK\n", len(args))
+			return nil
+		},
+	}
+}
+
+// lintFile checks every ScheduleTask in one file and prints each problem as
+// `file: name: field: what is wrong (value)`; other kinds are skipped.
+func lintFile(o *options, file string) (int, error) {
+	var data []byte
+	var err error
+	if file == "-" {
+		data, err = io.ReadAll(o.streams.In)
+	} else {
+		data, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return 0, err
+	}
+	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	problems := 0
+	for {
+		var raw map[string]any
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return 0, fmt.Errorf("%s: %w", file, err)
+		}
+		if raw == nil || raw["kind"] != "ScheduleTask" {
+			continue
+		}
+		doc, _ := sigsyaml.Marshal(raw)
+		var st platformv1.ScheduleTask
+		if err := sigsyaml.UnmarshalStrict(doc, &st); err != nil {
+			fmt.Fprintf(o.out(), "%s: %v\n", file, err)
+			problems++
+			continue
+		}
+		for _, line := range validation.Format(validation.ScheduleTask(&st)) {
+			fmt.Fprintf(o.out(), "%s: %s: %s\n", file, st.Name, line)
+			problems++
+		}
+	}
+	return problems, nil
+}

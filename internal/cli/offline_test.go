@@ -1,0 +1,113 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// execute runs the plugin in-process with args and returns its output.
+func execute(t *testing.T, stdin string, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := NewRootCommand(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &out})
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestNextCommand_PrintsRunTimesInTheZone(t *testing.T) {
+	out, err := execute(t, "", "next", "30 9 * * *", "--time-zone", "Asia/Tokyo", "-c", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want 2:\n%s", len(lines), out)
+	}
+	for _, l := range lines {
+		ts, err := time.Parse(time.RFC3339, strings.Fields(l)[0])
+		if err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		if _, off := ts.Zone(); off != 9*3600 || ts.Hour() != 9 || ts.Minute() != 30 {
+			t.Errorf("%s is not 09:30 in Tokyo", ts)
+		}
+	}
+	if _, err := execute(t, "", "next", "every day"); err == nil || !strings.Contains(err.Error(), "expected exactly 5 fields") {
+		t.Errorf("a bad expression gave %v", err)
+	}
+}
+
+func TestLintCommand_ReportsEveryProblemAndExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, []byte(`apiVersion: platform.example.com/v1
+kind: ScheduleTask
+metadata:
+  name: fine
+spec:
+  schedule: "@daily"
+  image: busybox:1.36
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ignored
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`apiVersion: platform.example.com/v1
+kind: ScheduleTask
+metadata:
+  name: broken
+spec:
+  schedule: "61 * * * *"
+  image: busybox:1.36
+  concurrencyPolicy: Sometimes
+  backoffLimit: -1
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute(t, "", "lint", good)
+	if err != nil || !strings.Contains(out, "1 file(s) OK") {
+		t.Errorf("good file: %v\n%s", err, out)
+	}
+	out, err = execute(t, "", "lint", good, bad)
+	var exit *ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 {
+		t.Fatalf("lint of a bad file returned %v, want exit code 1", err)
+	}
+	for _, want := range []string{"bad.yaml: broken: spec.schedule:", "bad.yaml: broken: spec.concurrencyPolicy:", "bad.yaml: broken: spec.backoffLimit: must be at least 0 (-1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = execute(t, "apiVersion: platform.example.com/v1\nkind: ScheduleTask\nmetadata:\n  name: x\nspec:\n  schedule: \"@hourly\"\n  image: busybox\n  sechdule: typo\n", "lint", "-")
+	if err == nil || !strings.Contains(out, "sechdule") {
+		t.Errorf("an unknown field passed lint: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,178 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package scheduletask holds the ScheduleTask reconciler: it keeps each
+// task's CronJob right, records a TaskRun for every Job, starts manual runs,
+// applies the run history limits and rebuilds the task's status.
+package scheduletask
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/tracing"
+)
+
+// taskRunTaskNameField indexes TaskRuns by spec.scheduleTaskName, the one
+// link a user's manual TaskRun has to its task before the operator adopts it.
+const taskRunTaskNameField = "spec.scheduleTaskName"
+
+// Finalizer lets the operator cancel a task's active runs before garbage
+// collection removes them.
+const Finalizer = "platform.example.com/cancel-runs"
+
+// Reconciler reconciles ScheduleTasks.
+type Reconciler struct {
+	client.Client
+	// APIReader reads from the API server, bypassing the cache, where a stale
+	// read could start a run twice.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+
+	// forgotten holds the Jobs whose runs retention deleted.
+	forgotten forgottenJobs
+}
+
+// +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks/finalizers,verbs=update
+// +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=platform.example.com,resources=taskruns/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile brings one ScheduleTask's CronJob, TaskRuns and status in line
+// with its spec and with what its Jobs did.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return reconcileutil.RequeueOnConflict(ctx, res, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	task := &platformv1.ScheduleTask{}
+	if err := r.Get(ctx, req.NamespacedName, task); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !task.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.reconcileDelete(ctx, task)
+	}
+	if controllerutil.AddFinalizer(task, Finalizer) {
+		if err := r.Update(ctx, task); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	return r.reconcileNormal(ctx, task)
+}
+
+// reconcileNormal runs every step of a live task, then writes the status
+// rebuilt from what the steps observed, once.
+func (r *Reconciler) reconcileNormal(ctx context.Context, task *platformv1.ScheduleTask) (ctrl.Result, error) {
+	obs := &observation{}
+	err := r.reconcileCronJob(ctx, task, obs)
+	if err == nil {
+		err = r.reconcileRuns(ctx, task, obs)
+	}
+	if err == nil {
+		err = r.reconcileRetention(ctx, task, obs)
+	}
+	if serr := r.writeStatus(ctx, task, obs, err == nil); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: obs.requeueAfter}, nil
+}
+
+// SetupWithManager registers the reconciler. It watches the task's CronJob
+// (owned), its Jobs and its TaskRuns (both by the task label or name), so a
+// fired schedule, a finished Job or a new manual TaskRun wake the task.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, taskRunTaskNameField,
+		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
+		return fmt.Errorf("index TaskRuns by task: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&platformv1.ScheduleTask{}).
+		Owns(&batchv1.CronJob{}).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(taskForLabeled)).
+		Watches(&platformv1.TaskRun{}, handler.EnqueueRequestsFromMapFunc(taskForTaskRun),
+			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, taskRunPhaseChanged()))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
+		Named("scheduletask").
+		Complete(metrics.Instrument("scheduletask", tracing.Instrument("scheduletask", r)))
+}
+
+// taskForLabeled maps an object carrying the task label to its task.
+func taskForLabeled(_ context.Context, obj client.Object) []reconcile.Request {
+	name := obj.GetLabels()[platformv1.ScheduleTaskLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
+}
+
+// taskForTaskRun maps a TaskRun to the task it names; a user's manual
+// TaskRun has neither label nor owner yet.
+func taskForTaskRun(_ context.Context, obj client.Object) []reconcile.Request {
+	tr, ok := obj.(*platformv1.TaskRun)
+	if !ok || tr.Spec.ScheduleTaskName == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: tr.Namespace, Name: tr.Spec.ScheduleTaskName}}}
+}
+
+// ignoreNotFound returns nil for a NotFound error and err otherwise.
+func ignoreNotFound(err error) error {
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// taskRunPhaseChanged passes TaskRun updates that change the phase, so a run
+// finishing wakes its task to rebuild active and lastResult, while the many
+// other status writes of a run do not.
+func taskRunPhaseChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*platformv1.TaskRun)
+		n, ok2 := e.ObjectNew.(*platformv1.TaskRun)
+		return ok1 && ok2 && o.Status.Phase != n.Status.Phase
+	}}
+}

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// reconcileRetention deletes the oldest finished TaskRuns beyond the task's
+// history limits. Running runs are never deleted.
+func (r *Reconciler) reconcileRetention(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
+	if obs.runs == nil {
+		return nil
+	}
+	expired := expiredRuns(obs.runs.runs,
+		int(ptr.Deref(task.Spec.SuccessfulRunsHistoryLimit, defaultHistoryLimit)),
+		int(ptr.Deref(task.Spec.FailedRunsHistoryLimit, defaultHistoryLimit)))
+	for _, tr := range expired {
+		ctrl.LoggerFrom(ctx).V(1).Info("Deleting TaskRun beyond the history limit", "taskRun", klog.KObj(tr))
+		// The Job goes first, and is remembered as gone: were the TaskRun
+		// deleted while its Job still showed in the cache, the next pass
+		// would record the Job again as a new run.
+		if ref := tr.Spec.JobRef; ref != nil {
+			r.forgetJob(ref.UID)
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: tr.Namespace, Name: ref.Name}}
+			err := r.Delete(ctx, job, client.Preconditions{UID: &ref.UID},
+				client.PropagationPolicy(metav1.DeletePropagationBackground))
+			if ignoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+				return fmt.Errorf("delete Job %s: %w", ref.Name, err)
+			}
+		}
+		if err := r.Delete(ctx, tr); ignoreNotFound(err) != nil {
+			return fmt.Errorf("delete TaskRun %s: %w", tr.Name, err)
+		}
+	}
+	obs.runs.runs = slices.DeleteFunc(obs.runs.runs, func(tr *platformv1.TaskRun) bool {
+		return slices.Contains(expired, tr)
+	})
+	return nil
+}
+
+// expiredRuns returns the finished runs beyond the newest keepSucceeded
+// succeeded and keepFailed failed ones.
+func expiredRuns(runs []*platformv1.TaskRun, keepSucceeded, keepFailed int) []*platformv1.TaskRun {
+	var succeeded, failed []*platformv1.TaskRun
+	for _, tr := range runs {
+		if !tr.DeletionTimestamp.IsZero() {
+			continue
+		}
+		switch tr.Status.Phase {
+		case platformv1.TaskRunSucceeded:
+			succeeded = append(succeeded, tr)
+		case platformv1.TaskRunFailed:
+			failed = append(failed, tr)
+		}
+	}
+	newestFirst := func(a, b *platformv1.TaskRun) int {
+		if newer(a, b) {
+			return -1
+		}
+		return 1
+	}
+	slices.SortFunc(succeeded, newestFirst)
+	slices.SortFunc(failed, newestFirst)
+	var out []*platformv1.TaskRun
+	if len(succeeded) > keepSucceeded {
+		out = append(out, succeeded[keepSucceeded:]...)
+	}
+	if len(failed) > keepFailed {
+		out = append(out, failed[keepFailed:]...)
+	}
+	return out
+}
+
+// forgetTTL is how long a deleted Job is remembered: far longer than any
+// cache takes to see a delete. After a restart the cache starts fresh and
+// holds no deleted Job, so losing the memory then is harmless.
+const forgetTTL = 10 * time.Minute
+
+// forgottenJobs remembers the UIDs of Jobs whose runs retention deleted.
+type forgottenJobs struct {
+	mu   sync.Mutex
+	uids map[types.UID]time.Time
+}
+
+// forgetJob remembers that the Job's run was deleted on purpose.
+func (r *Reconciler) forgetJob(uid types.UID) {
+	f := &r.forgotten
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := r.Clock.Now()
+	if f.uids == nil {
+		f.uids = map[types.UID]time.Time{}
+	}
+	for u, t := range f.uids {
+		if now.Sub(t) > forgetTTL {
+			delete(f.uids, u)
+		}
+	}
+	f.uids[uid] = now
+}
+
+// isForgotten reports whether the Job's run was deleted on purpose.
+func (r *Reconciler) isForgotten(uid types.UID) bool {
+	f := &r.forgotten
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.uids[uid]
+	return ok
+}

@@ -1,0 +1,453 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/tracing"
+)
+
+// Annotations the operator uses to tie runs together.
+const (
+	// TaskRunUIDAnnotation on a manual run's Job holds its TaskRun's UID: the
+	// Job and the TaskRun are matched by UID, never by name alone.
+	TaskRunUIDAnnotation = "platform.example.com/taskrun-uid"
+	// RunNumberAnnotation on a TaskRun is its place in the count of runs the
+	// task ever started, so status.triggerCount survives retention.
+	RunNumberAnnotation = "platform.example.com/run-number"
+	// runNowHandledAnnotation on a ScheduleTask remembers the run-now value
+	// already acted on, so each new value starts exactly one run.
+	runNowHandledAnnotation = "platform.example.com/run-now-handled"
+	// instantiateAnnotation marks a Job made from a CronJob's template by hand,
+	// as `kubectl create job --from=cronjob/...` does.
+	instantiateAnnotation = "cronjob.kubernetes.io/instantiate"
+)
+
+// Reasons of the events about runs.
+const (
+	EventRunStarted   = "RunStarted"
+	EventRunForbidden = "RunForbidden"
+	EventRunReplaced  = "RunReplaced"
+)
+
+// ReasonConcurrencyForbidden ends a manual run that was asked for while
+// another run was active and the task's concurrencyPolicy is Forbid.
+const ReasonConcurrencyForbidden = "ConcurrencyForbidden"
+
+// runSet is a task's TaskRuns and Jobs as one pass sees them.
+type runSet struct {
+	runs []*platformv1.TaskRun
+	jobs []*batchv1.Job
+	// nextNumber is the run number the next recorded run gets.
+	nextNumber int64
+}
+
+// reconcileRuns makes sure every Job of the task has exactly one TaskRun,
+// starts the manual runs that were asked for, and leaves the runs in obs.
+func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
+	rs, err := r.listRuns(ctx, task)
+	if err != nil {
+		return err
+	}
+	obs.runs = rs
+	if obs.cronJob == nil {
+		// Without the CronJob there is no Job template to start from; the
+		// CronJob step has already reported why.
+		return nil
+	}
+	for _, job := range rs.jobs {
+		if err := r.recordJob(ctx, task, obs.cronJob, rs, job); err != nil {
+			return err
+		}
+	}
+	if err := r.requestRunNow(ctx, task, rs); err != nil {
+		return err
+	}
+	for _, tr := range append([]*platformv1.TaskRun(nil), rs.runs...) {
+		if tr.Spec.JobRef == nil && !tr.IsFinished() {
+			if err := r.startManualRun(ctx, task, obs.cronJob, rs, tr); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// listRuns reads the task's TaskRuns (by the name they give) and Jobs (by
+// label) from the cache.
+func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask) (*runSet, error) {
+	var trs platformv1.TaskRunList
+	if err := r.List(ctx, &trs, client.InNamespace(task.Namespace),
+		client.MatchingFields{taskRunTaskNameField: task.Name}); err != nil {
+		return nil, fmt.Errorf("list TaskRuns: %w", err)
+	}
+	var jobs batchv1.JobList
+	if err := r.List(ctx, &jobs, client.InNamespace(task.Namespace),
+		client.MatchingLabels{platformv1.ScheduleTaskLabel: task.Name}); err != nil {
+		return nil, fmt.Errorf("list Jobs: %w", err)
+	}
+	rs := &runSet{nextNumber: task.Status.TriggerCount + 1}
+	for i := range trs.Items {
+		tr := &trs.Items[i]
+		rs.runs = append(rs.runs, tr)
+		if n := runNumber(tr); n >= rs.nextNumber {
+			rs.nextNumber = n + 1
+		}
+	}
+	for i := range jobs.Items {
+		rs.jobs = append(rs.jobs, &jobs.Items[i])
+	}
+	// Record Jobs oldest first, so run numbers follow the order of the runs.
+	slices.SortFunc(rs.jobs, func(a, b *batchv1.Job) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return rs, nil
+}
+
+// recordJob creates the TaskRun of a Job of the task's CronJob, unless it has
+// one. A scheduled Job's TaskRun is named after the Job, so a repeated create
+// after a crash or a stale cache hits AlreadyExists instead of making a twin.
+func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTask, cj *batchv1.CronJob, rs *runSet, job *batchv1.Job) error {
+	if !metav1.IsControlledBy(job, cj) || !job.DeletionTimestamp.IsZero() || r.isForgotten(job.UID) {
+		return nil
+	}
+	if uid := job.Annotations[TaskRunUIDAnnotation]; uid != "" {
+		// A manual run: its TaskRun exists already; make sure it points here.
+		for _, tr := range rs.runs {
+			if string(tr.UID) == uid && tr.Spec.JobRef == nil {
+				return r.setJobRef(ctx, tr, job)
+			}
+		}
+		return nil
+	}
+	for _, tr := range rs.runs {
+		if tr.Spec.JobRef != nil && tr.Spec.JobRef.UID == job.UID {
+			return nil
+		}
+	}
+
+	tr := &platformv1.TaskRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   task.Namespace,
+			Name:        job.Name,
+			Labels:      map[string]string{platformv1.ScheduleTaskLabel: task.Name},
+			Annotations: map[string]string{RunNumberAnnotation: strconv.FormatInt(rs.nextNumber, 10)},
+		},
+		Spec: platformv1.TaskRunSpec{
+			ScheduleTaskName: task.Name,
+			Trigger:          platformv1.TriggerScheduled,
+			ScheduledTime:    scheduledTime(job),
+			JobRef:           &platformv1.JobRef{Name: job.Name, UID: job.UID},
+		},
+	}
+	tracing.Annotate(ctx, tr.Annotations)
+	if err := controllerutil.SetControllerReference(task, tr, r.Scheme()); err != nil {
+		return err
+	}
+	err := r.Create(ctx, tr)
+	if apierrors.IsAlreadyExists(err) {
+		var existing platformv1.TaskRun
+		if gerr := r.APIReader.Get(ctx, client.ObjectKeyFromObject(tr), &existing); gerr != nil {
+			return fmt.Errorf("get TaskRun %s: %w", tr.Name, gerr)
+		}
+		if existing.Spec.JobRef != nil && existing.Spec.JobRef.UID == job.UID {
+			return nil // recorded already; the cache had not caught up
+		}
+		// The name is taken by a run of another Job (a user's manual run, or a
+		// Job of the same name that was deleted): derive a second name from
+		// the UID, still deterministic for this Job.
+		tr.Name = truncateName(job.Name, 57) + "-" + string(job.UID)[:5]
+		tr.ResourceVersion = ""
+		err = r.Create(ctx, tr)
+		if apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create TaskRun for Job %s: %w", job.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Recorded run", "taskRun", klog.KObj(tr), "job", klog.KObj(job))
+	r.Recorder.Eventf(task, tr, "Normal", EventRunStarted, "Record",
+		"Run %s started on schedule (Job %s)", tr.Name, job.Name)
+	rs.runs = append(rs.runs, tr)
+	rs.nextNumber++
+	return nil
+}
+
+// requestRunNow turns a new value of the run-now annotation into a manual
+// TaskRun, named after the value so that a retry finds the one it made.
+func (r *Reconciler) requestRunNow(ctx context.Context, task *platformv1.ScheduleTask, rs *runSet) error {
+	value := task.Annotations[platformv1.RunNowAnnotation]
+	if value == "" || value == task.Annotations[runNowHandledAnnotation] {
+		return nil
+	}
+	tr := &platformv1.TaskRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: task.Namespace,
+			Name:      truncateName(task.Name, 52) + "-now-" + shortHash(value),
+		},
+		Spec: platformv1.TaskRunSpec{ScheduleTaskName: task.Name, Trigger: platformv1.TriggerManual},
+	}
+	err := r.Create(ctx, tr)
+	switch {
+	case err == nil:
+		rs.runs = append(rs.runs, tr)
+	case apierrors.IsAlreadyExists(err):
+	default:
+		return fmt.Errorf("create TaskRun for %s: %w", platformv1.RunNowAnnotation, err)
+	}
+	patch := client.MergeFrom(task.DeepCopy())
+	task.Annotations[runNowHandledAnnotation] = value
+	if err := r.Patch(ctx, task, patch); err != nil {
+		return fmt.Errorf("mark %s handled: %w", platformv1.RunNowAnnotation, err)
+	}
+	return nil
+}
+
+// startManualRun starts the Job of a manual TaskRun from the CronJob's
+// template, as `kubectl create job --from=cronjob/...` would, honouring the
+// concurrency policy. The Job is owned by the CronJob so that the CronJob
+// controller counts it as active and cleans it up with its history.
+func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.ScheduleTask, cj *batchv1.CronJob, rs *runSet, tr *platformv1.TaskRun) error {
+	log := ctrl.LoggerFrom(ctx).WithValues("taskRun", klog.KObj(tr))
+	if err := r.adoptRun(ctx, task, rs, tr); err != nil {
+		return err
+	}
+
+	// Concurrency is judged on a live read: the cache may not show a Job
+	// started a moment ago, and this reconcile is the only one for the task.
+	active, err := r.activeJobs(ctx, task, cj)
+	if err != nil {
+		return err
+	}
+	jobName := manualJobName(tr)
+	if len(active) > 0 && !(len(active) == 1 && active[0].Name == jobName) {
+		switch concurrencyPolicy(&task.Spec) {
+		case platformv1.ForbidConcurrent:
+			log.Info("Refusing manual run: another run is active", "activeJob", active[0].Name)
+			return r.finishRun(ctx, task, tr, ReasonConcurrencyForbidden, EventRunForbidden,
+				fmt.Sprintf("Not started: run %s is active and concurrencyPolicy is Forbid", active[0].Name))
+		case platformv1.ReplaceConcurrent:
+			for _, j := range active {
+				log.Info("Deleting active Job to replace it", "job", klog.KObj(j))
+				if err := r.Delete(ctx, j, client.PropagationPolicy(metav1.DeletePropagationBackground)); ignoreNotFound(err) != nil {
+					return fmt.Errorf("delete Job %s: %w", j.Name, err)
+				}
+				r.Recorder.Eventf(task, j, "Normal", EventRunReplaced, "Replace",
+					"Job %s deleted to start manual run %s (concurrencyPolicy Replace)", j.Name, tr.Name)
+			}
+		}
+	}
+
+	job := jobFromTemplate(cj, jobName)
+	job.Annotations[TaskRunUIDAnnotation] = string(tr.UID)
+	tracing.Annotate(ctx, job.Annotations)
+	err = r.Create(ctx, job)
+	if apierrors.IsAlreadyExists(err) {
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
+			return fmt.Errorf("get Job %s: %w", job.Name, err)
+		}
+		if job.Annotations[TaskRunUIDAnnotation] != string(tr.UID) {
+			return r.finishRun(ctx, task, tr, "JobNameTaken", EventRunForbidden,
+				fmt.Sprintf("Not started: a Job named %s exists and belongs to another run", job.Name))
+		}
+	} else if err != nil {
+		return fmt.Errorf("create Job %s: %w", job.Name, err)
+	} else {
+		log.Info("Started manual run", "job", klog.KObj(job))
+		r.Recorder.Eventf(task, tr, "Normal", EventRunStarted, "Start",
+			"Manual run %s started (Job %s)", tr.Name, job.Name)
+	}
+	rs.jobs = append(rs.jobs, job)
+	return r.setJobRef(ctx, tr, job)
+}
+
+// adoptRun gives a user's manual TaskRun the task's label, owner reference and
+// a run number, so it is found, counted and garbage-collected with the task.
+func (r *Reconciler) adoptRun(ctx context.Context, task *platformv1.ScheduleTask, rs *runSet, tr *platformv1.TaskRun) error {
+	if metav1.IsControlledBy(tr, task) && tr.Labels[platformv1.ScheduleTaskLabel] == task.Name && runNumber(tr) > 0 {
+		return nil
+	}
+	patch := client.MergeFrom(tr.DeepCopy())
+	if tr.Labels == nil {
+		tr.Labels = map[string]string{}
+	}
+	tr.Labels[platformv1.ScheduleTaskLabel] = task.Name
+	if runNumber(tr) == 0 {
+		if tr.Annotations == nil {
+			tr.Annotations = map[string]string{}
+		}
+		tr.Annotations[RunNumberAnnotation] = strconv.FormatInt(rs.nextNumber, 10)
+		rs.nextNumber++
+		// The reconcile that adopts a manual run is the one that starts it.
+		tracing.Annotate(ctx, tr.Annotations)
+	}
+	if err := controllerutil.SetControllerReference(task, tr, r.Scheme()); err != nil {
+		return err
+	}
+	if err := r.Patch(ctx, tr, patch); err != nil {
+		return fmt.Errorf("adopt TaskRun %s: %w", tr.Name, err)
+	}
+	return nil
+}
+
+// setJobRef records on a manual TaskRun which Job carries it.
+func (r *Reconciler) setJobRef(ctx context.Context, tr *platformv1.TaskRun, job *batchv1.Job) error {
+	patch := client.MergeFrom(tr.DeepCopy())
+	tr.Spec.JobRef = &platformv1.JobRef{Name: job.Name, UID: job.UID}
+	if err := r.Patch(ctx, tr, patch); err != nil {
+		return fmt.Errorf("set jobRef of TaskRun %s: %w", tr.Name, err)
+	}
+	return nil
+}
+
+// finishRun ends a run that never got a Job, with the given reason.
+func (r *Reconciler) finishRun(ctx context.Context, task *platformv1.ScheduleTask, tr *platformv1.TaskRun, reason, event, message string) error {
+	now := metav1.NewTime(r.Clock.Now())
+	tr.Status.Phase = platformv1.TaskRunFailed
+	tr.Status.Reason = reason
+	tr.Status.Message = message
+	tr.Status.CompletionTime = &now
+	meta := metav1.Condition{Type: platformv1.ConditionSucceeded, Status: metav1.ConditionFalse, Reason: reason, Message: message}
+	setCondition(&tr.Status.Conditions, meta, tr.Generation, now)
+	if err := r.Status().Update(ctx, tr); err != nil {
+		return fmt.Errorf("update status of TaskRun %s: %w", tr.Name, err)
+	}
+	metrics.RunFinished(tr)
+	r.Recorder.Eventf(task, tr, "Warning", event, "Start", "%s", message)
+	r.Recorder.Eventf(tr, task, "Warning", event, "Start", "%s", message)
+	return nil
+}
+
+// activeJobs lists, live, the task's Jobs of its CronJob that have not finished.
+func (r *Reconciler) activeJobs(ctx context.Context, task *platformv1.ScheduleTask, cj *batchv1.CronJob) ([]*batchv1.Job, error) {
+	var jobs batchv1.JobList
+	if err := r.APIReader.List(ctx, &jobs, client.InNamespace(task.Namespace),
+		client.MatchingLabels{platformv1.ScheduleTaskLabel: task.Name}); err != nil {
+		return nil, fmt.Errorf("list Jobs: %w", err)
+	}
+	var active []*batchv1.Job
+	for i := range jobs.Items {
+		j := &jobs.Items[i]
+		if metav1.IsControlledBy(j, cj) && j.DeletionTimestamp.IsZero() && !jobFinished(j) {
+			active = append(active, j)
+		}
+	}
+	return active, nil
+}
+
+// jobFromTemplate returns a new Job from the CronJob's template, owned by it.
+func jobFromTemplate(cj *batchv1.CronJob, name string) *batchv1.Job {
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   cj.Namespace,
+			Name:        name,
+			Labels:      map[string]string{},
+			Annotations: map[string]string{instantiateAnnotation: "manual"},
+		},
+		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
+	}
+	for k, v := range cj.Spec.JobTemplate.Labels {
+		job.Labels[k] = v
+	}
+	for k, v := range cj.Spec.JobTemplate.Annotations {
+		job.Annotations[k] = v
+	}
+	job.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(cj, batchv1.SchemeGroupVersion.WithKind("CronJob"))}
+	return job
+}
+
+// manualJobName is the Job name of a manual run: the TaskRun's name when it
+// fits a label value (Jobs label their pods with their name), else a
+// truncation made unique by a hash.
+func manualJobName(tr *platformv1.TaskRun) string {
+	if len(tr.Name) <= 63 {
+		return tr.Name
+	}
+	return truncateName(tr.Name, 54) + "-" + shortHash(tr.Name)
+}
+
+// scheduledTime reads the time the CronJob controller scheduled a Job for.
+func scheduledTime(job *batchv1.Job) *metav1.Time {
+	v, ok := job.Annotations[batchv1.CronJobScheduledTimestampAnnotation]
+	if !ok {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil
+	}
+	return &metav1.Time{Time: t}
+}
+
+// jobFinished reports whether a Job has its final Complete or Failed condition.
+func jobFinished(job *batchv1.Job) bool {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// runNumber returns a TaskRun's run number, 0 when it has none yet.
+func runNumber(tr *platformv1.TaskRun) int64 {
+	n, err := strconv.ParseInt(tr.Annotations[RunNumberAnnotation], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// truncateName cuts s to at most n bytes, without a trailing dash or dot.
+func truncateName(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && (s[len(s)-1] == '-' || s[len(s)-1] == '.') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// shortHash is 8 hex digits of the SHA-256 of s.
+func shortHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}

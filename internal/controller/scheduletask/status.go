@@ -1,0 +1,176 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/schedule"
+)
+
+// observation is what one pass saw and did; the status is rebuilt from it
+// alone, never from the status an earlier pass wrote.
+type observation struct {
+	// cronJob is the task's CronJob after this pass, nil if it could not be made.
+	cronJob *batchv1.CronJob
+	// cronJobErr says why the CronJob is missing or wrong; nil when it is right.
+	cronJobErr error
+	// runs are the task's TaskRuns and Jobs after this pass.
+	runs *runSet
+	// requeueAfter asks for the next pass at a time, when no watch will.
+	requeueAfter time.Duration
+}
+
+// buildStatus rebuilds a task's status from what the pass observed. The run
+// count is the one value that cannot be observed once retention deleted old
+// runs, so it is carried as the highest of the previous count and the run
+// numbers on the TaskRuns.
+func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time) platformv1.ScheduleTaskStatus {
+	st := platformv1.ScheduleTaskStatus{
+		ObservedGeneration: task.Status.ObservedGeneration,
+		Conditions:         slices.Clone(task.Status.Conditions),
+		TriggerCount:       task.Status.TriggerCount,
+	}
+	if cj := obs.cronJob; cj != nil {
+		st.LastScheduleTime = cj.Status.LastScheduleTime
+		st.LastSuccessfulTime = cj.Status.LastSuccessfulTime
+	}
+
+	var runs []*platformv1.TaskRun
+	if obs.runs != nil {
+		runs = obs.runs.runs
+	}
+	var newest, newestFinished *platformv1.TaskRun
+	for _, tr := range runs {
+		if n := runNumber(tr); n > st.TriggerCount {
+			st.TriggerCount = n
+		}
+		if newer(tr, newest) {
+			newest = tr
+		}
+		if tr.IsFinished() && newer(tr, newestFinished) {
+			newestFinished = tr
+		}
+		if t := runStart(tr); t != nil && (st.LastScheduleTime == nil || st.LastScheduleTime.Before(t)) {
+			st.LastScheduleTime = t
+		}
+		if tr.Status.Phase == platformv1.TaskRunSucceeded && tr.Status.CompletionTime != nil &&
+			(st.LastSuccessfulTime == nil || st.LastSuccessfulTime.Before(tr.Status.CompletionTime)) {
+			st.LastSuccessfulTime = tr.Status.CompletionTime
+		}
+		if !tr.IsFinished() && tr.Spec.JobRef != nil {
+			st.ActiveRuns = append(st.ActiveRuns, tr.Name)
+		}
+	}
+	slices.Sort(st.ActiveRuns)
+	st.Active = len(st.ActiveRuns) > 0
+	if newest != nil {
+		st.LastTaskRunName = newest.Name
+	}
+	if newestFinished != nil {
+		st.LastResult = platformv1.RunResult(newestFinished.Status.Phase)
+	}
+
+	if !ptr.Deref(task.Spec.Suspend, false) {
+		if s, err := schedule.Parse(task.Spec.Schedule, ptr.Deref(task.Spec.TimeZone, "")); err == nil {
+			if next := s.Next(now); !next.IsZero() {
+				st.NextScheduleTime = &metav1.Time{Time: next}
+			}
+		}
+	}
+
+	setReadyCondition(&st.Conditions, task, obs.cronJobErr, now)
+	return st
+}
+
+// setReadyCondition sets Ready from the CronJob step's outcome.
+func setReadyCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask, cronJobErr error, now time.Time) {
+	c := metav1.Condition{Type: platformv1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: platformv1.ReasonCronJobReady, Message: "CronJob is in sync with the task"}
+	switch {
+	case cronJobErr != nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonCronJobError, cronJobErr.Error()
+	case ptr.Deref(task.Spec.Suspend, false):
+		c.Reason, c.Message = platformv1.ReasonSuspended, "Task is suspended: no new runs are scheduled"
+	}
+	setCondition(conds, c, task.Generation, metav1.NewTime(now))
+}
+
+// setCondition sets a condition, keeping its transition time when only the
+// message or generation changes.
+func setCondition(conds *[]metav1.Condition, c metav1.Condition, generation int64, now metav1.Time) {
+	c.ObservedGeneration = generation
+	c.LastTransitionTime = now
+	meta.SetStatusCondition(conds, c)
+}
+
+// writeStatus writes the rebuilt status if it differs from the stored one.
+// ObservedGeneration moves only when the whole pass succeeded. The write is an
+// Update, not a patch: its resourceVersion makes a pass that read a stale task
+// fail with a conflict and run again on fresh data.
+func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleTask, obs *observation, ok bool) error {
+	st := buildStatus(task, obs, r.Clock.Now())
+	if ok {
+		st.ObservedGeneration = task.Generation
+	}
+	if equality.Semantic.DeepEqual(st, task.Status) {
+		return nil
+	}
+	task.Status = st
+	if err := r.Status().Update(ctx, task); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	return nil
+}
+
+// runStart is when a run started: its Job's scheduled time, else its start.
+func runStart(tr *platformv1.TaskRun) *metav1.Time {
+	if tr.Spec.ScheduledTime != nil {
+		return tr.Spec.ScheduledTime
+	}
+	if tr.Status.StartTime != nil {
+		return tr.Status.StartTime
+	}
+	return nil
+}
+
+// newer reports whether a is newer than b (nil b counts as oldest): by the
+// time the run was due (its scheduled time, else its creation), then run
+// number, then name, so the order is total and does not depend on the order
+// in which the operator happened to record runs.
+func newer(a, b *platformv1.TaskRun) bool {
+	if b == nil {
+		return true
+	}
+	if ta, tb := a.DueTime(), b.DueTime(); !ta.Equal(tb) {
+		return ta.After(tb)
+	}
+	if na, nb := runNumber(a), runNumber(b); na != nb {
+		return na > nb
+	}
+	return a.Name > b.Name
+}

@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+var now = time.Date(2026, 11, 29, 12, 0, 30, 0, time.UTC)
+
+// run builds a TaskRun due at minute m of now's hour with the given phase.
+func run(name string, number int, m int, phase platformv1.TaskRunPhase) *platformv1.TaskRun {
+	due := metav1.NewTime(now.Truncate(time.Hour).Add(time.Duration(m) * time.Minute))
+	tr := &platformv1.TaskRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{RunNumberAnnotation: strconv.Itoa(number)}},
+		Spec:       platformv1.TaskRunSpec{ScheduledTime: &due, JobRef: &platformv1.JobRef{Name: name, UID: types.UID("u-" + name)}},
+		Status:     platformv1.TaskRunStatus{Phase: phase},
+	}
+	if phase == platformv1.TaskRunSucceeded || phase == platformv1.TaskRunFailed {
+		end := metav1.NewTime(due.Add(10 * time.Second))
+		tr.Status.CompletionTime = &end
+	}
+	return tr
+}
+
+func TestBuildStatus_FromRuns(t *testing.T) {
+	task := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("*/10 * * * *"))
+	task.Generation = 3
+	task.Status.TriggerCount = 2 // older runs were deleted by retention
+	obs := &observation{
+		cronJob: &batchv1.CronJob{},
+		runs: &runSet{runs: []*platformv1.TaskRun{
+			run("a", 3, 1, platformv1.TaskRunSucceeded),
+			run("b", 4, 2, platformv1.TaskRunFailed),
+			run("c", 5, 3, platformv1.TaskRunRunning),
+		}},
+	}
+	st := buildStatus(task, obs, now)
+
+	if st.TriggerCount != 5 {
+		t.Errorf("triggerCount = %d, want 5 (highest run number)", st.TriggerCount)
+	}
+	if !st.Active || len(st.ActiveRuns) != 1 || st.ActiveRuns[0] != "c" {
+		t.Errorf("active = %v %v, want true [c]", st.Active, st.ActiveRuns)
+	}
+	if st.LastTaskRunName != "c" || st.LastResult != platformv1.RunFailed {
+		t.Errorf("last run %q result %q, want c and Failed (newest finished)", st.LastTaskRunName, st.LastResult)
+	}
+	if want := now.Truncate(time.Hour).Add(3 * time.Minute); !st.LastScheduleTime.Time.Equal(want) {
+		t.Errorf("lastScheduleTime = %v, want %v", st.LastScheduleTime, want)
+	}
+	if want := now.Truncate(time.Hour).Add(time.Minute + 10*time.Second); !st.LastSuccessfulTime.Time.Equal(want) {
+		t.Errorf("lastSuccessfulTime = %v, want %v", st.LastSuccessfulTime, want)
+	}
+	if want := now.Truncate(time.Hour).Add(10 * time.Minute); !st.NextScheduleTime.Time.Equal(want) {
+		t.Errorf("nextScheduleTime = %v, want %v", st.NextScheduleTime, want)
+	}
+	if st.ObservedGeneration != 0 {
+		t.Errorf("buildStatus set observedGeneration %d; only a successful write does", st.ObservedGeneration)
+	}
+}
+
+func TestSetReadyCondition(t *testing.T) {
+	tests := []struct {
+		name       string
+		suspend    bool
+		err        error
+		wantStatus metav1.ConditionStatus
+		wantReason string
+	}{
+		{"in sync", false, nil, metav1.ConditionTrue, platformv1.ReasonCronJobReady},
+		{"suspended", true, nil, metav1.ConditionTrue, platformv1.ReasonSuspended},
+		{"error wins over suspended", true, errors.New("boom"), metav1.ConditionFalse, platformv1.ReasonCronJobError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			task := testutil.NewScheduleTask("ns", "t", testutil.WithSuspend(tt.suspend))
+			task.Generation = 7
+			var conds []metav1.Condition
+			setReadyCondition(&conds, task, tt.err, now)
+			c := meta.FindStatusCondition(conds, platformv1.ConditionReady)
+			if c == nil || c.Status != tt.wantStatus || c.Reason != tt.wantReason || c.ObservedGeneration != 7 {
+				t.Fatalf("Ready = %+v, want %s/%s at generation 7", c, tt.wantStatus, tt.wantReason)
+			}
+		})
+	}
+}
+
+func TestSetReadyCondition_KeepsTransitionTimeWhileStatusHolds(t *testing.T) {
+	task := testutil.NewScheduleTask("ns", "t")
+	var conds []metav1.Condition
+	setReadyCondition(&conds, task, nil, now)
+	setReadyCondition(&conds, task, nil, now.Add(time.Hour))
+	if got := conds[0].LastTransitionTime.Time; !got.Equal(now) {
+		t.Errorf("lastTransitionTime moved to %v without a transition", got)
+	}
+}
+
+func TestExpiredRuns_KeepsNewestPerResultAndNeverRunningOnes(t *testing.T) {
+	runs := []*platformv1.TaskRun{
+		run("s1", 1, 1, platformv1.TaskRunSucceeded),
+		run("f1", 2, 2, platformv1.TaskRunFailed),
+		run("s2", 3, 3, platformv1.TaskRunSucceeded),
+		run("r1", 4, 4, platformv1.TaskRunRunning),
+		run("f2", 5, 5, platformv1.TaskRunFailed),
+		run("s3", 6, 6, platformv1.TaskRunSucceeded),
+	}
+	got := map[string]bool{}
+	for _, tr := range expiredRuns(runs, 2, 1) {
+		got[tr.Name] = true
+	}
+	want := map[string]bool{"s1": true, "f1": true}
+	if len(got) != len(want) || !got["s1"] || !got["f1"] {
+		t.Errorf("expired = %v, want %v", got, want)
+	}
+	if n := len(expiredRuns(runs, 0, 0)); n != 5 {
+		t.Errorf("with limits 0, %d runs expired, want all 5 finished ones", n)
+	}
+}
+
+func TestNames_AreDeterministicAndValid(t *testing.T) {
+	long := &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Name: "a-very-long-task-run-name-that-goes-on-and-on-well-past-sixty-three-characters"}}
+	n1, n2 := manualJobName(long), manualJobName(long.DeepCopy())
+	if n1 != n2 || len(n1) > 63 {
+		t.Errorf("manualJobName = %q / %q: want equal and at most 63 characters", n1, n2)
+	}
+	short := &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Name: "run-1"}}
+	if got := manualJobName(short); got != "run-1" {
+		t.Errorf("manualJobName(run-1) = %q", got)
+	}
+	if got := truncateName("abc-def", 4); got != "abc" {
+		t.Errorf("truncateName left a trailing dash: %q", got)
+	}
+}

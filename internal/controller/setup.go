@@ -1,0 +1,85 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package controller wires the project's reconcilers into a manager; each
+// Kind's reconciler lives in a package of its own below this one.
+package controller
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/scheduletask"
+	"github.com/example/platform-operator/internal/controller/taskrun"
+	"github.com/example/platform-operator/internal/metrics"
+)
+
+// Options tune the controllers.
+type Options struct {
+	// ScheduleTaskWorkers and TaskRunWorkers are the concurrent reconciles
+	// of each controller.
+	ScheduleTaskWorkers int
+	TaskRunWorkers      int
+}
+
+// Setup registers every reconciler with the manager.
+func Setup(mgr ctrl.Manager, o Options) error {
+	if err := (&scheduletask.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("scheduletask-controller"),
+	}).SetupWithManager(mgr, max(o.ScheduleTaskWorkers, 1)); err != nil {
+		return fmt.Errorf("set up scheduletask controller: %w", err)
+	}
+	if err := (&taskrun.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("taskrun-controller"),
+	}).SetupWithManager(mgr, max(o.TaskRunWorkers, 1)); err != nil {
+		return fmt.Errorf("set up taskrun controller: %w", err)
+	}
+	if err := metrics.RegisterTaskGauge(mgr.GetCache()); err != nil {
+		return fmt.Errorf("register the scheduletasks gauge: %w", err)
+	}
+	return nil
+}
+
+// CacheOptions limits the manager's cache to what the operator needs: only
+// the Jobs and pods that carry the task label, so memory follows the number
+// of tasks' runs and not the size of the cluster, and no managedFields, which
+// no reconciler reads.
+func CacheOptions() cache.Options {
+	hasTask, err := labels.NewRequirement(platformv1.ScheduleTaskLabel, selection.Exists, nil)
+	if err != nil {
+		panic(err)
+	}
+	ours := labels.NewSelector().Add(*hasTask)
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&batchv1.Job{}: {Label: ours},
+			&corev1.Pod{}:  {Label: ours},
+		},
+	}
+}

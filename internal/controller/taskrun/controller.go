@@ -1,0 +1,210 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package taskrun holds the TaskRun reconciler: it follows each run's Job and
+// pods and records the run's phase, times, attempts, reason and exit code.
+package taskrun
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/tracing"
+)
+
+// jobUIDField indexes TaskRuns by spec.jobRef.uid, the key that ties a Job
+// (and through its controller-uid label, a pod) to its one TaskRun.
+const jobUIDField = "spec.jobRef.uid"
+
+// Reconciler reconciles TaskRuns.
+type Reconciler struct {
+	client.Client
+	// APIReader confirms, past the cache, that a Job is really gone before a
+	// run is declared lost.
+	APIReader client.Reader
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+}
+
+// +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=platform.example.com,resources=taskruns/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile rebuilds one TaskRun's status from its Job and pods.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return reconcileutil.RequeueOnConflict(ctx, res, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	tr := &platformv1.TaskRun{}
+	if err := r.Get(ctx, req.NamespacedName, tr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	// A finished run is a record: nothing changes it any more, not even a
+	// Job that the CronJob's history limit deletes later.
+	if tr.IsFinished() || !tr.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	obs, err := r.observe(ctx, tr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, r.writeStatus(ctx, tr, buildStatus(tr, obs, r.Clock.Now()))
+}
+
+// observe reads the run's Job and its pods. A Job that is missing from the
+// cache is looked up on the API server before it is taken as deleted.
+func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*observation, error) {
+	obs := &observation{}
+	ref := tr.Spec.JobRef
+	if ref == nil {
+		return obs, nil
+	}
+	job := &batchv1.Job{}
+	key := types.NamespacedName{Namespace: tr.Namespace, Name: ref.Name}
+	err := r.Get(ctx, key, job)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, job)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		obs.jobGone = true
+		return obs, nil
+	case err != nil:
+		return nil, fmt.Errorf("get Job %s: %w", ref.Name, err)
+	case job.UID != ref.UID:
+		obs.jobGone = true // a Job of the same name, but not this run's
+		return obs, nil
+	}
+	obs.job = job
+
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(tr.Namespace),
+		client.MatchingLabels{batchv1.ControllerUidLabel: string(job.UID)}); err != nil {
+		return nil, fmt.Errorf("list pods of Job %s: %w", job.Name, err)
+	}
+	for i := range pods.Items {
+		obs.pods = append(obs.pods, &pods.Items[i])
+	}
+	return obs, nil
+}
+
+// writeStatus writes the status if it changed, then records the transition.
+func (r *Reconciler) writeStatus(ctx context.Context, tr *platformv1.TaskRun, st platformv1.TaskRunStatus) error {
+	if equality.Semantic.DeepEqual(st, tr.Status) {
+		return nil
+	}
+	from := tr.Status.Phase
+	tr.Status = st
+	if err := r.Status().Update(ctx, tr); err != nil {
+		return fmt.Errorf("update status: %w", err)
+	}
+	if from != st.Phase {
+		ctrl.LoggerFrom(ctx).Info("Run changed phase", "taskRun", klog.KObj(tr), "from", from, "to", st.Phase, "reason", st.Reason)
+		r.recordTransition(ctx, tr)
+		if from == "" || from == platformv1.TaskRunPending {
+			metrics.RunStarted(tr)
+		}
+		if tr.IsFinished() {
+			metrics.RunFinished(tr)
+		}
+	}
+	return nil
+}
+
+// recordTransition sends the event of a phase change, on the TaskRun and on
+// its ScheduleTask, so `kubectl describe` of either tells the story.
+func (r *Reconciler) recordTransition(ctx context.Context, tr *platformv1.TaskRun) {
+	reason, eventType, note := "", "Normal", ""
+	switch tr.Status.Phase {
+	case platformv1.TaskRunRunning:
+		reason, note = EventRunRunning, fmt.Sprintf("Run %s is running (pod %s)", tr.Name, tr.Status.PodName)
+	case platformv1.TaskRunSucceeded:
+		reason, note = EventRunSucceeded, fmt.Sprintf("Run %s succeeded after %s", tr.Name, tr.Status.Duration)
+	case platformv1.TaskRunFailed:
+		reason, eventType = EventRunFailed, "Warning"
+		note = fmt.Sprintf("Run %s failed: %s: %s", tr.Name, tr.Status.Reason, tr.Status.Message)
+	default:
+		return
+	}
+	r.Recorder.Eventf(tr, nil, eventType, reason, string(tr.Status.Phase), "%s", note)
+	task := &platformv1.ScheduleTask{}
+	if err := r.Get(ctx, types.NamespacedName{Namespace: tr.Namespace, Name: tr.Spec.ScheduleTaskName}, task); err == nil {
+		r.Recorder.Eventf(task, tr, eventType, reason, string(tr.Status.Phase), "%s", note)
+	}
+}
+
+// SetupWithManager registers the reconciler, woken by its TaskRuns and by the
+// Jobs and pods that carry them.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, jobUIDField,
+		func(obj client.Object) []string {
+			if ref := obj.(*platformv1.TaskRun).Spec.JobRef; ref != nil {
+				return []string{string(ref.UID)}
+			}
+			return nil
+		}); err != nil {
+		return fmt.Errorf("index TaskRuns by Job UID: %w", err)
+	}
+	byJobUID := func(uidOf func(client.Object) string) handler.EventHandler {
+		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			uid := uidOf(obj)
+			if uid == "" {
+				return nil
+			}
+			var trs platformv1.TaskRunList
+			if err := mgr.GetClient().List(ctx, &trs, client.InNamespace(obj.GetNamespace()),
+				client.MatchingFields{jobUIDField: uid}); err != nil {
+				return nil
+			}
+			reqs := make([]reconcile.Request, 0, len(trs.Items))
+			for _, tr := range trs.Items {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&tr)})
+			}
+			return reqs
+		})
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&platformv1.TaskRun{}).
+		Watches(&batchv1.Job{}, byJobUID(func(o client.Object) string { return string(o.GetUID()) })).
+		Watches(&corev1.Pod{}, byJobUID(func(o client.Object) string { return o.GetLabels()[batchv1.ControllerUidLabel] })).
+		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
+		Named("taskrun").
+		Complete(metrics.Instrument("taskrun", tracing.Instrument("taskrun", r)))
+}

@@ -1,0 +1,169 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package taskrun
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// Reasons of the events about a run's phase.
+const (
+	EventRunRunning   = "RunRunning"
+	EventRunSucceeded = "RunSucceeded"
+	EventRunFailed    = "RunFailed"
+)
+
+// containerName is the container of a run's pod (see the ScheduleTask's CronJob).
+const containerName = "task"
+
+// observation is the run's Job and pods as one pass sees them.
+type observation struct {
+	job     *batchv1.Job
+	pods    []*corev1.Pod
+	jobGone bool
+}
+
+// buildStatus rebuilds a running TaskRun's status from its Job and pods.
+func buildStatus(tr *platformv1.TaskRun, obs *observation, now time.Time) platformv1.TaskRunStatus {
+	st := platformv1.TaskRunStatus{
+		Phase:      platformv1.TaskRunPending,
+		StartTime:  tr.Status.StartTime,
+		Conditions: slices.Clone(tr.Status.Conditions),
+	}
+	var reason, message string
+	switch {
+	case tr.Spec.JobRef == nil:
+		reason, message = string(platformv1.TaskRunPending), "Waiting for the run's Job to be started"
+	case obs.jobGone:
+		st.Phase = platformv1.TaskRunFailed
+		st.Reason = platformv1.ReasonCancelled
+		st.Message = fmt.Sprintf("Job %s was deleted before the run finished", tr.Spec.JobRef.Name)
+		st.CompletionTime = &metav1.Time{Time: now}
+		st.Attempts, st.PodName, st.ExitCode = tr.Status.Attempts, tr.Status.PodName, tr.Status.ExitCode
+	default:
+		fromJob(&st, obs.job, obs.pods)
+	}
+	if st.StartTime != nil && st.CompletionTime != nil {
+		st.Duration = st.CompletionTime.Sub(st.StartTime.Time).Round(time.Second).String()
+	}
+
+	c := metav1.Condition{Type: platformv1.ConditionSucceeded, Status: metav1.ConditionUnknown, Reason: reason, Message: message}
+	switch st.Phase {
+	case platformv1.TaskRunSucceeded:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, st.Reason, st.Message
+	case platformv1.TaskRunFailed:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, st.Reason, st.Message
+	default:
+		if c.Reason == "" {
+			c.Reason, c.Message = string(st.Phase), fmt.Sprintf("Run is %s", st.Phase)
+		}
+	}
+	c.ObservedGeneration = tr.Generation
+	c.LastTransitionTime = metav1.NewTime(now)
+	meta.SetStatusCondition(&st.Conditions, c)
+	return st
+}
+
+// fromJob fills phase, times, attempts, reason, pod and exit code from the
+// Job's conditions and its pods.
+func fromJob(st *platformv1.TaskRunStatus, job *batchv1.Job, pods []*corev1.Pod) {
+	st.Attempts = max(int32(len(pods)), job.Status.Succeeded+job.Status.Failed+job.Status.Active)
+	var started bool
+	var newest, newestFailed *corev1.Pod
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodPending {
+			started = true
+		}
+		if podNewer(p, newest) {
+			newest = p
+		}
+		if p.Status.Phase == corev1.PodFailed && podNewer(p, newestFailed) {
+			newestFailed = p
+		}
+	}
+	if newest != nil {
+		st.PodName = newest.Name
+	}
+	if newestFailed != nil {
+		st.ExitCode = exitCode(newestFailed)
+	}
+	if st.StartTime == nil && (started || job.Status.Succeeded+job.Status.Failed > 0) {
+		st.StartTime = job.Status.StartTime
+	}
+
+	for _, c := range job.Status.Conditions {
+		if c.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch c.Type {
+		case batchv1.JobComplete:
+			st.Phase, st.Reason, st.Message = platformv1.TaskRunSucceeded, platformv1.ReasonCompleted, "Job completed"
+			st.CompletionTime = job.Status.CompletionTime
+			if st.CompletionTime == nil {
+				st.CompletionTime = &c.LastTransitionTime
+			}
+		case batchv1.JobFailed:
+			st.Phase, st.Reason, st.Message = platformv1.TaskRunFailed, c.Reason, c.Message
+			st.CompletionTime = &c.LastTransitionTime
+		default:
+			continue
+		}
+		if st.StartTime == nil {
+			st.StartTime = job.Status.StartTime
+		}
+		return
+	}
+	if started {
+		st.Phase = platformv1.TaskRunRunning
+	}
+}
+
+// exitCode is the exit code of the pod's task container, if it terminated.
+func exitCode(p *corev1.Pod) *int32 {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name != containerName {
+			continue
+		}
+		if t := cs.State.Terminated; t != nil {
+			return &t.ExitCode
+		}
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			return &t.ExitCode
+		}
+	}
+	return nil
+}
+
+// podNewer reports whether a was created after b (nil b counts as oldest).
+func podNewer(a, b *corev1.Pod) bool {
+	if b == nil {
+		return true
+	}
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return b.CreationTimestamp.Before(&a.CreationTimestamp)
+	}
+	return a.Name > b.Name
+}

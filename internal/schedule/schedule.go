@@ -1,0 +1,72 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package schedule reads cron schedules exactly as the Kubernetes CronJob
+// controller does (robfig/cron's standard parser: five fields or a
+// descriptor such as @daily), in an IANA time zone. The operator, its
+// webhooks and the kubectl plugin all use it, so they agree on every
+// expression.
+package schedule
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Schedule is a parsed cron expression bound to a time zone.
+type Schedule struct {
+	spec cron.Schedule
+	loc  *time.Location
+}
+
+// Parse parses expr in the zone named timeZone; an empty zone means UTC, as
+// the kube-controller-manager runs in UTC in practically every cluster.
+func Parse(expr, timeZone string) (*Schedule, error) {
+	loc := time.UTC
+	if timeZone != "" {
+		l, err := time.LoadLocation(timeZone)
+		if err != nil {
+			return nil, fmt.Errorf("unknown time zone %q: %w", timeZone, err)
+		}
+		loc = l
+	}
+	spec, err := cron.ParseStandard(expr)
+	if err != nil {
+		return nil, fmt.Errorf("invalid cron expression %q: %w", expr, err)
+	}
+	return &Schedule{spec: spec, loc: loc}, nil
+}
+
+// Next returns the first time the schedule fires strictly after t, in the
+// schedule's zone, or the zero time when it never fires (e.g. "0 0 30 2 *").
+func (s *Schedule) Next(t time.Time) time.Time {
+	return s.spec.Next(t.In(s.loc))
+}
+
+// NextN returns the next n times the schedule fires after t.
+func (s *Schedule) NextN(t time.Time, n int) []time.Time {
+	out := make([]time.Time, 0, n)
+	for range n {
+		t = s.Next(t)
+		if t.IsZero() {
+			break
+		}
+		out = append(out, t)
+	}
+	return out
+}

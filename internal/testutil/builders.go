@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package testutil holds object builders and helpers shared by the unit,
+// integration and e2e tests, so every layer describes objects the same way.
+package testutil
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// ScheduleTaskOption changes a ScheduleTask built by NewScheduleTask.
+type ScheduleTaskOption func(*platformv1.ScheduleTask)
+
+// NewScheduleTask returns a valid ScheduleTask that runs busybox every minute,
+// changed by opts. Only fields a user would write are set: defaults are left
+// to the API server.
+func NewScheduleTask(namespace, name string, opts ...ScheduleTaskOption) *platformv1.ScheduleTask {
+	st := &platformv1.ScheduleTask{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: platformv1.ScheduleTaskSpec{
+			Schedule: "* * * * *",
+			Image:    "busybox:1.36",
+			Command:  []string{"sh", "-c", "echo hello"},
+		},
+	}
+	for _, o := range opts {
+		o(st)
+	}
+	return st
+}
+
+// WithSchedule sets spec.schedule.
+func WithSchedule(schedule string) ScheduleTaskOption {
+	return func(st *platformv1.ScheduleTask) { st.Spec.Schedule = schedule }
+}
+
+// WithConcurrencyPolicy sets spec.concurrencyPolicy.
+func WithConcurrencyPolicy(p platformv1.ConcurrencyPolicy) ScheduleTaskOption {
+	return func(st *platformv1.ScheduleTask) { st.Spec.ConcurrencyPolicy = p }
+}
+
+// WithBackoffLimit sets spec.backoffLimit.
+func WithBackoffLimit(n int32) ScheduleTaskOption {
+	return func(st *platformv1.ScheduleTask) { st.Spec.BackoffLimit = &n }
+}
+
+// WithSuspend sets spec.suspend.
+func WithSuspend(suspend bool) ScheduleTaskOption {
+	return func(st *platformv1.ScheduleTask) { st.Spec.Suspend = &suspend }
+}
+
+// NewManualTaskRun returns a TaskRun asking for a manual run of the task.
+func NewManualTaskRun(namespace, name, task string) *platformv1.TaskRun {
+	return &platformv1.TaskRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: platformv1.TaskRunSpec{
+			ScheduleTaskName: task,
+			Trigger:          platformv1.TriggerManual,
+		},
+	}
+}

@@ -1,0 +1,183 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package localwebhook points the project's admission webhooks at a manager
+// running on this machine, for `make run` and the e2e tests: it makes a CA
+// and a serving certificate for 127.0.0.1 and rewrites the generated webhook
+// configurations to call https://127.0.0.1:<port><path> with that CA, so the
+// local API server calls the local manager over real TLS.
+package localwebhook
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	certutil "k8s.io/client-go/util/cert"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// Host is where the local manager serves its webhooks.
+const Host = "127.0.0.1"
+
+// EnsureCerts writes tls.crt and tls.key for Host into dir unless a pair
+// valid for at least another day is there, and returns the PEM bundle to
+// trust (the serving certificate and its CA).
+func EnsureCerts(dir string) ([]byte, error) {
+	certPath, keyPath := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if bundle, err := os.ReadFile(certPath); err == nil {
+		if certs, err := certutil.ParseCertsPEM(bundle); err == nil && len(certs) > 0 &&
+			time.Until(certs[0].NotAfter) > 24*time.Hour {
+			if _, err := os.Stat(keyPath); err == nil {
+				return bundle, nil
+			}
+		}
+	}
+	bundle, key, err := certutil.GenerateSelfSignedCertKey(Host, []net.IP{net.ParseIP(Host)}, []string{"localhost"})
+	if err != nil {
+		return nil, fmt.Errorf("generate webhook serving certificate: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(keyPath, key, 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(certPath, bundle, 0o644); err != nil {
+		return nil, err
+	}
+	return bundle, nil
+}
+
+// Render reads the generated webhook configurations (config/webhook/manifests.yaml)
+// and returns them as YAML, every webhook calling https://Host:port<its path>
+// and trusting caBundle.
+func Render(manifests string, port int, caBundle []byte) ([]byte, error) {
+	f, err := os.Open(manifests)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
+	var out bytes.Buffer
+	url := func(cc *admissionregistrationv1.WebhookClientConfig) error {
+		if cc.Service == nil || cc.Service.Path == nil {
+			return errors.New("webhook without a service path")
+		}
+		u := fmt.Sprintf("https://%s:%d%s", Host, port, *cc.Service.Path)
+		*cc = admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
+		return nil
+	}
+	for {
+		var raw map[string]any
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("read %s: %w", manifests, err)
+		}
+		if raw == nil {
+			continue
+		}
+		data, err := sigsyaml.Marshal(raw)
+		if err != nil {
+			return nil, err
+		}
+		var obj any
+		var configs []*admissionregistrationv1.WebhookClientConfig
+		switch raw["kind"] {
+		case "MutatingWebhookConfiguration":
+			c := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			if err := sigsyaml.Unmarshal(data, c); err != nil {
+				return nil, err
+			}
+			c.Name = "platform-operator-dev-" + c.Name
+			for i := range c.Webhooks {
+				configs = append(configs, &c.Webhooks[i].ClientConfig)
+			}
+			obj = c
+		case "ValidatingWebhookConfiguration":
+			c := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			if err := sigsyaml.Unmarshal(data, c); err != nil {
+				return nil, err
+			}
+			c.Name = "platform-operator-dev-" + c.Name
+			for i := range c.Webhooks {
+				configs = append(configs, &c.Webhooks[i].ClientConfig)
+			}
+			obj = c
+		default:
+			continue
+		}
+		for _, cc := range configs {
+			if err := url(cc); err != nil {
+				return nil, err
+			}
+		}
+		y, err := sigsyaml.Marshal(obj)
+		if err != nil {
+			return nil, err
+		}
+		out.WriteString("---\n")
+		out.Write(y)
+	}
+	return out.Bytes(), nil
+}
+
+// RenderCRDs reads the CRDs in dir and returns them as YAML, each CRD that
+// serves more than one version set to convert through the local manager's
+// /convert endpoint, trusting caBundle.
+func RenderCRDs(dir string, port int, caBundle []byte) ([]byte, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := sigsyaml.UnmarshalStrict(data, &crd); err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+		if len(crd.Spec.Versions) > 1 {
+			u := fmt.Sprintf("https://%s:%d/convert", Host, port)
+			crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+				Strategy: apiextensionsv1.WebhookConverter,
+				Webhook: &apiextensionsv1.WebhookConversion{
+					ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: &u, CABundle: caBundle},
+					ConversionReviewVersions: []string{"v1"},
+				},
+			}
+		}
+		y, err := sigsyaml.Marshal(&crd)
+		if err != nil {
+			return nil, err
+		}
+		out.WriteString("---\n")
+		out.Write(y)
+	}
+	return out.Bytes(), nil
+}

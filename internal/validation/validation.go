@@ -1,0 +1,131 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package validation holds the rules a ScheduleTask must meet beyond its
+// OpenAPI schema: the ones that need code (the CronJob controller's cron
+// parser, the time zone database, image references). The admission webhook
+// and `kubectl stask lint` both call it, so they always agree.
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/distribution/reference"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/schedule"
+)
+
+// MaxTaskNameLength is the longest ScheduleTask name: the CronJob takes the
+// task's name and appends 11 characters for each Job's name, which must stay
+// within 63.
+const MaxTaskNameLength = 52
+
+// ScheduleTask returns every problem with a task, each naming its field. It
+// also repeats the schema's checks, so that a manifest can be checked offline
+// with nothing but this package.
+func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
+	var errs field.ErrorList
+	if n := len(st.Name); n > MaxTaskNameLength {
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), st.Name, fmt.Sprintf(
+			"must be no more than %d characters, as its CronJob appends 11 to name each Job", MaxTaskNameLength)))
+	}
+	spec := field.NewPath("spec")
+	s := &st.Spec
+
+	zone := ptr.Deref(s.TimeZone, "")
+	switch {
+	case s.Schedule == "":
+		errs = append(errs, field.Required(spec.Child("schedule"), "a cron expression such as \"0 */2 * * *\" or \"@daily\""))
+	case strings.Contains(s.Schedule, "TZ="):
+		errs = append(errs, field.Invalid(spec.Child("schedule"), s.Schedule, "must not set a time zone with TZ= or CRON_TZ=; use spec.timeZone"))
+	default:
+		if _, err := schedule.Parse(s.Schedule, ""); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("schedule"), s.Schedule, cronHint(err)))
+		}
+	}
+	if zone != "" {
+		if _, err := schedule.Parse("@daily", zone); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("timeZone"), zone, "not a time zone of the IANA database, such as \"Europe/Berlin\""))
+		}
+	}
+
+	if s.Image == "" {
+		errs = append(errs, field.Required(spec.Child("image"), "the container image to run"))
+	} else if _, err := reference.ParseNormalizedNamed(s.Image); err != nil {
+		errs = append(errs, field.Invalid(spec.Child("image"), s.Image, "not a valid image reference: "+err.Error()))
+	}
+
+	switch s.ConcurrencyPolicy {
+	case "", platformv1.AllowConcurrent, platformv1.ForbidConcurrent, platformv1.ReplaceConcurrent:
+	default:
+		errs = append(errs, field.Invalid(spec.Child("concurrencyPolicy"), string(s.ConcurrencyPolicy),
+			`must be one of "Allow", "Forbid", "Replace"`))
+	}
+	errs = append(errs, inRange(spec.Child("backoffLimit"), s.BackoffLimit, 0, 100)...)
+	errs = append(errs, inRange(spec.Child("activeDeadlineSeconds"), s.ActiveDeadlineSeconds, 1, -1)...)
+	errs = append(errs, inRange(spec.Child("startingDeadlineSeconds"), s.StartingDeadlineSeconds, 10, -1)...)
+	errs = append(errs, inRange(spec.Child("successfulRunsHistoryLimit"), s.SuccessfulRunsHistoryLimit, 0, 1000)...)
+	errs = append(errs, inRange(spec.Child("failedRunsHistoryLimit"), s.FailedRunsHistoryLimit, 0, 1000)...)
+	return errs
+}
+
+// inRange checks an optional number against [lo, hi]; hi < 0 means no upper bound.
+func inRange[T int32 | int64](path *field.Path, v *T, lo, hi int64) field.ErrorList {
+	if v == nil {
+		return nil
+	}
+	n := int64(*v)
+	switch {
+	case n < lo:
+		return field.ErrorList{field.Invalid(path, n, fmt.Sprintf("must be at least %d", lo))}
+	case hi >= 0 && n > hi:
+		return field.ErrorList{field.Invalid(path, n, fmt.Sprintf("must be at most %d", hi))}
+	}
+	return nil
+}
+
+// cronHint turns the parser's error into advice.
+func cronHint(err error) string {
+	return "not a cron expression the CronJob controller accepts (five fields: minute hour day-of-month month day-of-week, " +
+		"or @yearly, @monthly, @weekly, @daily, @hourly): " + strings.TrimPrefix(err.Error(), "invalid cron expression ")
+}
+
+// Format renders each problem as `<field>: <what is wrong> (<the value>)`,
+// the form the webhook and the CLI print.
+func Format(errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		line := e.Field + ": " + e.Detail
+		if e.Type == field.ErrorTypeRequired {
+			line = e.Field + ": is required: " + e.Detail
+		} else if e.BadValue != nil && e.BadValue != "" {
+			line += fmt.Sprintf(" (%v)", quoteIfString(e.BadValue))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func quoteIfString(v any) any {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return v
+}

@@ -1,0 +1,94 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+func TestAdmission_APIServerCallsTheOperatorsWebhookOverTLS(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+
+	bad := testutil.NewScheduleTask(ns, "bad", testutil.WithSchedule("every day"))
+	bad.Spec.TimeZone = ptr.To("Mars/Olympus")
+	err := cluster.client.Create(ctx, bad)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+	// Both problems, found by the webhook's code (the schema cannot parse
+	// cron or know time zones), in one answer.
+	g.Expect(err.Error()).To(And(ContainSubstring("spec.schedule"), ContainSubstring("spec.timeZone")))
+	g.Expect(strings.Count(err.Error(), "spec.")).To(BeNumerically(">=", 2))
+
+	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "good"))).To(Succeed())
+
+	// The test client is the cluster admin, not the operator's
+	// ServiceAccount, so the TaskRun webhook treats it as a user.
+	err = cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "orphan", "no-such-task"))
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring("spec.scheduleTaskName"))
+	forged := testutil.NewManualTaskRun(ns, "forged", "good")
+	forged.Spec.Trigger = "Scheduled"
+	err = cluster.client.Create(ctx, forged)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring("spec.trigger"))
+}
+
+func TestConversion_V1alpha1AndV1ReadEachOtherThroughTheWebhook(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+
+	old := &platformv1alpha1.ScheduleTask{}
+	old.Namespace, old.Name = ns, "legacy"
+	old.Spec = platformv1alpha1.ScheduleTaskSpec{Schedule: "@daily", Image: "busybox:1.36"}
+	g.Expect(cluster.client.Create(ctx, old)).To(Succeed())
+	var v1 platformv1.ScheduleTask
+	g.Expect(cluster.client.Get(ctx, client.ObjectKeyFromObject(old), &v1)).To(Succeed())
+	g.Expect(v1.Spec.ConcurrencyPolicy).To(Equal(platformv1.AllowConcurrent))
+
+	st := testutil.NewScheduleTask(ns, "modern", testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent))
+	st.Spec.TimeZone = ptr.To("Asia/Tokyo")
+	g.Expect(cluster.client.Create(ctx, st)).To(Succeed())
+	g.Eventually(func() error {
+		var a platformv1alpha1.ScheduleTask
+		if err := cluster.client.Get(ctx, client.ObjectKeyFromObject(st), &a); err != nil {
+			return err
+		}
+		a.Spec.Image = "busybox:1.37"
+		return cluster.client.Update(ctx, &a)
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+	g.Expect(cluster.client.Get(ctx, client.ObjectKeyFromObject(st), &v1)).To(Succeed())
+	g.Expect(v1.Spec.Image).To(Equal("busybox:1.37"))
+	g.Expect(v1.Spec.TimeZone).To(Equal(ptr.To("Asia/Tokyo")))
+	g.Expect(v1.Spec.ConcurrencyPolicy).To(Equal(platformv1.ForbidConcurrent))
+}

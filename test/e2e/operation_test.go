@@ -1,0 +1,383 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/internal/testutil/localwebhook"
+)
+
+// The manager runs as its ServiceAccount with the generated RBAC only; these
+// are the checks an administrator would run before trusting it.
+func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
+	t.Parallel()
+	canI := func(args ...string) bool {
+		cmd := exec.CommandContext(t.Context(), filepath.Join(cluster.repo, "bin", "kubectl"),
+			append([]string{"--kubeconfig", cluster.kubeconfig, "auth", "can-i", "--as", operatorUser}, args...)...)
+		return cmd.Run() == nil
+	}
+	for _, yes := range [][]string{
+		{"watch", "scheduletasks.platform.example.com", "-A"},
+		{"update", "scheduletasks.platform.example.com/status", "-A"},
+		{"create", "taskruns.platform.example.com", "-A"},
+		{"create", "cronjobs.batch", "-A"},
+		{"create", "jobs.batch", "-A"},
+		{"list", "pods", "-A"},
+		{"create", "subjectaccessreviews.authorization.k8s.io"},
+		{"update", "leases.coordination.k8s.io", "-n", operatorNamespace},
+		{"update", "secrets/platform-operator-webhook-server-cert", "-n", operatorNamespace},
+	} {
+		if !canI(yes...) {
+			t.Errorf("operator may not %v; it needs to", yes)
+		}
+	}
+	for _, no := range [][]string{
+		{"get", "secrets", "-A"},
+		{"get", "secrets", "-n", "default"},
+		{"update", "secrets/other", "-n", operatorNamespace},
+		{"create", "pods", "-A"},
+		{"delete", "namespaces"},
+		{"update", "jobs.batch", "-A"},
+		{"create", "clusterrolebindings.rbac.authorization.k8s.io"},
+		{"update", "leases.coordination.k8s.io", "-n", "default"},
+		{"*", "*", "-A"},
+	} {
+		if canI(no...) {
+			t.Errorf("operator may %v; it must not", no)
+		}
+	}
+}
+
+// Not parallel: it kills the leader, and Go runs the parallel tests only
+// after it is done, so none of them waits out a Lease.
+func TestLeaderElection_FollowerTakesOverWhenTheLeaderIsKilled(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "steady", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "before", "steady"))).To(Succeed())
+	waitSucceeded := func(name string, within time.Duration) {
+		g.Eventually(func(g Gomega) {
+			tr := &platformv1.TaskRun{}
+			g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
+			g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+		}).WithTimeout(within).WithPolling(200 * time.Millisecond).Should(Succeed())
+	}
+	waitSucceeded("before", 30*time.Second)
+
+	var leader *managerProcess
+	g.Eventually(func() *managerProcess {
+		for _, p := range operator.live() {
+			if p.isLeader() {
+				leader = p
+			}
+		}
+		return leader
+	}).WithTimeout(30 * time.Second).ShouldNot(BeNil())
+	leader.kill(syscall.SIGKILL)
+	killed := time.Now()
+	t.Logf("killed the leader %s", leader.name)
+
+	// A replacement joins, as the Deployment would start one.
+	_, err := operator.startReplica(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "after", "steady"))).To(Succeed())
+	waitSucceeded("after", 45*time.Second)
+	t.Logf("a run asked for after the kill succeeded %s after it", time.Since(killed).Round(time.Second))
+	var newLeader bool
+	for _, p := range operator.live() {
+		newLeader = newLeader || p.isLeader()
+	}
+	g.Expect(newLeader).To(BeTrue(), "a surviving replica leads")
+
+	// Exactly one TaskRun per Job, and every TaskRun's Job exists.
+	g.Consistently(func(g Gomega) {
+		var jobs batchv1.JobList
+		g.Expect(cluster.client.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
+		runs := runsOf(g, ctx, ns)
+		g.Expect(runs).To(HaveLen(2))
+		g.Expect(jobs.Items).To(HaveLen(2))
+		byUID := map[string]int{}
+		for _, tr := range runs {
+			g.Expect(tr.Spec.JobRef).NotTo(BeNil())
+			byUID[string(tr.Spec.JobRef.UID)]++
+		}
+		for _, j := range jobs.Items {
+			g.Expect(byUID[string(j.UID)]).To(Equal(1), "Job %s has exactly one TaskRun", j.Name)
+		}
+	}).WithTimeout(5 * time.Second).Should(Succeed())
+}
+
+func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+
+	// A run that finishes, so the run counters have a series.
+	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "counted", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "counted-now", "counted"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		tr := &platformv1.TaskRun{}
+		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "counted-now"}, tr)).To(Succeed())
+		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+
+	token := scraperToken(t, ns)
+	var leader *managerProcess
+	for _, p := range operator.live() {
+		if p.isLeader() {
+			leader = p
+		}
+	}
+	g.Expect(leader).NotTo(BeNil())
+	url := fmt.Sprintf("https://%s:%d/metrics", localwebhook.Host, leader.metricsPort)
+
+	status, _ := scrape(t, url, "")
+	g.Expect(status).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), "no token, no metrics")
+
+	g.Eventually(func(g Gomega) {
+		status, body := scrape(t, url, token)
+		g.Expect(status).To(Equal(http.StatusOK))
+		for _, name := range []string{
+			"platform_operator_reconcile_duration_seconds_bucket",
+			"platform_operator_taskruns_total{result=\"Succeeded\"}",
+			"platform_operator_taskrun_duration_seconds_count",
+			"platform_operator_schedule_lag_seconds_count",
+			"platform_operator_scheduletasks{state=\"idle\"}",
+			"controller_runtime_reconcile_total",
+			"workqueue_depth",
+		} {
+			g.Expect(body).To(ContainSubstring(name))
+		}
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+}
+
+// scraperToken returns a token of a new ServiceAccount bound to the
+// operator's metrics-reader ClusterRole, as a Prometheus would hold.
+func scraperToken(t *testing.T, ns string) string {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := t.Context()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scraper"}}
+	g.Expect(cluster.client.Create(ctx, sa)).To(Succeed())
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + ns},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "platform-operator-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "scraper"}},
+	}
+	g.Expect(cluster.client.Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), binding) })
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}
+	g.Expect(cluster.client.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
+	g.Expect(tr.Status.Token).NotTo(BeEmpty())
+	return tr.Status.Token
+}
+
+// scrape GETs url with the bearer token (none when empty); the manager's
+// certificate is self-signed, as in a default install.
+func scrape(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the endpoint's own self-signed certificate
+	}}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("prometheus is not installed; .ci/run installs Debian's prometheus package")
+		}
+		t.Skip("prometheus is not installed (apt-get install prometheus); CI runs this test")
+	}
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "observed", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
+
+	var leader *managerProcess
+	for _, p := range operator.live() {
+		if p.isLeader() {
+			leader = p
+		}
+	}
+	g.Expect(leader).NotTo(BeNil())
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	g.Expect(os.WriteFile(tokenFile, []byte(scraperToken(t, ns)), 0o600)).To(Succeed())
+	config := fmt.Sprintf(`global:
+  scrape_interval: 1s
+scrape_configs:
+- job_name: platform-operator
+  scheme: https
+  tls_config:
+    insecure_skip_verify: true
+  authorization:
+    credentials_file: %s
+  static_configs:
+  - targets: ["%s:%d"]
+`, tokenFile, localwebhook.Host, leader.metricsPort)
+	g.Expect(os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)).To(Succeed())
+	port, err := freePort()
+	g.Expect(err).NotTo(HaveOccurred())
+	prom := exec.CommandContext(ctx, bin,
+		"--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"),
+		fmt.Sprintf("--web.listen-address=%s:%d", localwebhook.Host, port))
+	promLog, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	g.Expect(err).NotTo(HaveOccurred())
+	prom.Stdout, prom.Stderr = promLog, promLog
+	g.Expect(prom.Start()).To(Succeed())
+	t.Cleanup(func() { _ = prom.Process.Kill(); _ = prom.Wait() })
+
+	query := fmt.Sprintf("http://%s:%d/api/v1/query?query=%s", localwebhook.Host, port,
+		"sum(platform_operator_taskruns_total%7Bresult%3D%22Succeeded%22%7D)")
+	g.Eventually(func(g Gomega) {
+		resp, err := http.Get(query)
+		g.Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		var answer struct {
+			Status string `json:"status"`
+			Data   struct {
+				Result []struct {
+					Value []any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		g.Expect(json.NewDecoder(resp.Body).Decode(&answer)).To(Succeed())
+		g.Expect(answer.Status).To(Equal("success"))
+		g.Expect(answer.Data.Result).To(HaveLen(1))
+		v, err := strconv.ParseFloat(answer.Data.Result[0].Value[1].(string), 64)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(v).To(BeNumerically(">=", 1), "at least the run this test made succeeded")
+	}).WithTimeout(60*time.Second).WithPolling(time.Second).Should(Succeed(), "prometheus log: %s", filepath.Join(dir, "prometheus.log"))
+}
+
+func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	nsObj := &corev1.Namespace{}
+	g.Expect(cluster.client.Get(ctx, client.ObjectKey{Name: ns}, nsObj)).To(Succeed())
+	nsObj.Labels["pod-security.kubernetes.io/enforce"] = "restricted"
+	g.Expect(cluster.client.Update(ctx, nsObj)).To(Succeed())
+
+	// The manager's pod, as config/default renders its Deployment.
+	rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.repo, "bin", "kubectl"), "kustomize",
+		filepath.Join(cluster.repo, "config", "default")).Output()
+	g.Expect(err).NotTo(HaveOccurred())
+	var deployment *appsv1.Deployment
+	for _, doc := range strings.Split(string(rendered), "\n---\n") {
+		var d appsv1.Deployment
+		if sigsyaml.Unmarshal([]byte(doc), &d) == nil && d.Kind == "Deployment" {
+			deployment = &d
+		}
+	}
+	g.Expect(deployment).NotTo(BeNil())
+	managerPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"}, Spec: deployment.Spec.Template.Spec}
+	managerPod.Spec.ServiceAccountName = ""
+	g.Expect(cluster.client.Create(ctx, managerPod, client.DryRunAll)).To(Succeed(), "the manager's pod meets restricted")
+
+	// Enforcement is real: a pod that says nothing is refused.
+	bare := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bare"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}}
+	g.Expect(cluster.client.Create(ctx, bare, client.DryRunAll)).NotTo(Succeed())
+
+	// A task that asks for restricted settings runs in such a namespace.
+	st := testutil.NewScheduleTask(ns, "locked-down", testutil.WithSchedule("0 0 1 1 *"))
+	st.Spec.SecurityContext = &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		RunAsNonRoot:             ptr.To(true),
+		RunAsUser:                ptr.To[int64](65532),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+	g.Expect(cluster.client.Create(ctx, st)).To(Succeed())
+	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "locked-down-now", "locked-down"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		tr := &platformv1.TaskRun{}
+		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "locked-down-now"}, tr)).To(Succeed())
+		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+	}).WithTimeout(60 * time.Second).Should(Succeed())
+}
+
+func TestHelm_RenderedChartIsAdmittedByTheAPIServer(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	chart := filepath.Join(cluster.repo, "charts", "platform-operator")
+	for _, values := range [][]string{nil, {"--set", "certManager.enabled=false,metrics.enabled=false,replicaCount=1,tracing.endpoint=http://collector:4317"}} {
+		args := append([]string{"template", "platform-operator", chart, "-n", operatorNamespace, "--include-crds"}, values...)
+		rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.repo, "bin", "helm"), args...).Output()
+		g.Expect(err).NotTo(HaveOccurred(), "helm %v", args)
+		// Server-side dry run: every object goes through the real API
+		// server's validation and admission, and nothing of the running
+		// e2e install is replaced.
+		g.Expect(kubectl(ctx, cluster.repo, cluster.kubeconfig, rendered,
+			"apply", "--server-side", "--dry-run=server", "--force-conflicts", "-f", "-")).To(Succeed())
+	}
+	_, err := exec.CommandContext(ctx, filepath.Join(cluster.repo, "bin", "helm"),
+		"template", "platform-operator", chart, "-n", "elsewhere").Output()
+	g.Expect(err).To(HaveOccurred(), "the chart refuses a namespace its CRDs do not point at")
+}

@@ -1,0 +1,114 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/example/platform-operator/internal/certs"
+)
+
+func TestCerts_ManagerMakesInjectsAndMountsItsOwnCertificate(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+
+	// What config/default installs: an empty Secret and a webhook
+	// configuration without a CA. (The CRD is left out: envtest's own
+	// certificate serves its conversion in the other tests.)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: certs.SecretName}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{corev1.TLSCertKey: {}, corev1.TLSPrivateKeyKey: {}}}
+	g.Expect(k8sClient.Create(ctx, secret)).To(Succeed())
+	none := admissionregistrationv1.SideEffectClassNone
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: certs.ValidatingWebhookName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "vnothing.platform.example.com", AdmissionReviewVersions: []string{"v1"}, SideEffects: &none,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+				Namespace: ns, Name: certs.ServiceName, Path: ptr.To("/validate-nothing")}},
+		}},
+	}
+	g.Expect(k8sClient.Create(ctx, vwc)).To(Succeed())
+	t.Cleanup(func() { _ = k8sClient.Delete(context.Background(), vwc) })
+
+	certDir := t.TempDir()
+	mgr, err := ctrl.NewManager(testEnv.Config, ctrl.Options{
+		Scheme: testEnv.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	ready := make(chan struct{})
+	g.Expect(certs.AddRotator(mgr, certs.Options{
+		Namespace: ns, CertDir: certDir, Ready: ready,
+		Webhooks: []rotator.WebhookInfo{{Name: certs.ValidatingWebhookName, Type: rotator.Validating}},
+	})).To(Succeed())
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = mgr.Start(mctx) }()
+
+	// Play the kubelet: mount the Secret's keys as files once it has them.
+	// The rotator says ready only after it sees them on disk.
+	go func() {
+		for mctx.Err() == nil {
+			var s corev1.Secret
+			if k8sClient.Get(mctx, client.ObjectKeyFromObject(secret), &s) == nil && len(s.Data[corev1.TLSCertKey]) > 0 {
+				for k, v := range s.Data {
+					_ = os.WriteFile(filepath.Join(certDir, k), v, 0o600)
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	g.Eventually(ready, 60*time.Second).Should(BeClosed())
+
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
+	caPEM := secret.Data["ca.crt"]
+	g.Expect(caPEM).NotTo(BeEmpty())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(vwc), vwc)).To(Succeed())
+		g.Expect(bytes.TrimSpace(vwc.Webhooks[0].ClientConfig.CABundle)).To(Equal(bytes.TrimSpace(caPEM)))
+	}, timeout, poll).Should(Succeed())
+
+	// The serving certificate on disk is for the Service and signed by that CA.
+	certPEM, err := os.ReadFile(filepath.Join(certDir, "tls.crt"))
+	g.Expect(err).NotTo(HaveOccurred())
+	block, _ := pem.Decode(certPEM)
+	g.Expect(block).NotTo(BeNil())
+	cert, err := x509.ParseCertificate(block.Bytes)
+	g.Expect(err).NotTo(HaveOccurred())
+	pool := x509.NewCertPool()
+	g.Expect(pool.AppendCertsFromPEM(caPEM)).To(BeTrue())
+	_, err = cert.Verify(x509.VerifyOptions{DNSName: certs.ServiceName + "." + ns + ".svc", Roots: pool})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cert.NotAfter).To(BeTemporally(">", time.Now().Add(24*time.Hour)))
+}

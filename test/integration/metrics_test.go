@@ -1,0 +1,79 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	promtest "github.com/prometheus/client_golang/prometheus/testutil"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+func TestMetrics_FinishedRunsAndTaskStatesAreExported(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	succeededBefore := promtest.ToFloat64(metrics.TaskRuns.WithLabelValues("Succeeded"))
+
+	cj := createTask(t, testutil.NewScheduleTask(ns, "measured"))
+	createTask(t, testutil.NewScheduleTask(ns, "paused", testutil.WithSuspend(true)))
+	job := testutil.JobFromCronJob(cj, time.Now().Truncate(time.Minute))
+	g.Expect(k8sClient.Create(ctx, job)).To(Succeed())
+	testutil.CompleteJob(job, time.Now().Add(-10*time.Second), time.Now())
+	g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		tr := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: job.Name}, tr)).To(Succeed())
+		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+	}, timeout, poll).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		g.Expect(promtest.ToFloat64(metrics.TaskRuns.WithLabelValues("Succeeded")) - succeededBefore).To(BeNumerically(">=", 1))
+	}, timeout, poll).Should(Succeed())
+
+	// Every metric of docs/metrics.md is on the manager's registry.
+	families, err := ctrlmetrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	byName := map[string]bool{}
+	states := map[string]float64{}
+	for _, f := range families {
+		byName[f.GetName()] = true
+		if f.GetName() == "platform_operator_scheduletasks" {
+			for _, m := range f.GetMetric() {
+				states[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	for _, name := range []string{
+		"platform_operator_reconcile_duration_seconds", "platform_operator_taskruns_total",
+		"platform_operator_taskrun_duration_seconds", "platform_operator_schedule_lag_seconds",
+		"platform_operator_scheduletasks", "controller_runtime_reconcile_total", "workqueue_depth",
+	} {
+		g.Expect(byName).To(HaveKey(name))
+	}
+	g.Expect(states).To(HaveKey(metrics.StateSuspended))
+	g.Expect(states[metrics.StateSuspended]).To(BeNumerically(">=", 1))
+	g.Expect(states).To(HaveKey(metrics.StateIdle))
+}
