@@ -31,6 +31,9 @@ DEV_CLUSTER ?= platform-dev
 # Extra flags for go test, e.g. `make test-unit GOTEST_FLAGS=-race`.
 GOTEST_FLAGS ?=
 
+# How long `make fuzz` runs each fuzz target.
+FUZZTIME ?= 30s
+
 UNIT_PKGS = $(shell go list ./... | grep -v -e /test/)
 
 .PHONY: all
@@ -87,6 +90,20 @@ test-integration: tools ## Run the integration tests against envtest (real kube-
 test-e2e: tools ## Run the e2e tests on a throwaway kwok cluster (real controller-manager and scheduler).
 	@echo "=== layer: e2e (kwok cluster, --runtime binary)"
 	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -parallel 16 $(GOTEST_FLAGS) ./test/e2e/...
+
+# go test fuzzes one target per run, so this finds every `func FuzzXxx` in the
+# test files go list reports (build tags and module boundaries respected) and
+# runs them in turn. Plain `go test` (make test-unit) replays their seed
+# corpora in testdata/fuzz/; new finds the fuzzer keeps in the build cache.
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME each, one after another.
+	@go list -f '{{range .TestGoFiles}}{{$$.ImportPath}} {{$$.Dir}}/{{.}}{{"\n"}}{{end}}{{range .XTestGoFiles}}{{$$.ImportPath}} {{$$.Dir}}/{{.}}{{"\n"}}{{end}}' ./... | \
+	while read -r pkg file; do \
+		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$file"); do \
+			echo "=== fuzz: $$target in $$pkg for $(FUZZTIME)"; \
+			go test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $(GOTEST_FLAGS) "$$pkg"; \
+		done; \
+	done
 
 ##@ Build
 

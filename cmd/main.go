@@ -77,6 +77,12 @@ type options struct {
 	certRotation            bool
 	scheduleTaskWorkers     int
 	taskRunWorkers          int
+	kubeAPIQPS              float64
+	kubeAPIBurst            int
+	syncPeriod              time.Duration
+	leaseDuration           time.Duration
+	renewDeadline           time.Duration
+	retryPeriod             time.Duration
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -91,6 +97,13 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Elect a leader so that only one replica of the manager reconciles at a time.")
 	fs.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "",
 		"Namespace of the leader-election Lease; the manager's own namespace when running in a cluster.")
+	fs.DurationVar(&o.leaseDuration, "leader-election-lease-duration", 15*time.Second,
+		"How long followers wait after the leader's last renewal before taking over from a leader that died.")
+	fs.DurationVar(&o.renewDeadline, "leader-election-renew-deadline", 10*time.Second,
+		"How long the leader keeps trying to renew before it steps down (and exits).")
+	fs.DurationVar(&o.retryPeriod, "leader-election-retry-period", 500*time.Millisecond,
+		"How often the leader renews and followers try to acquire the Lease: a follower takes over within "+
+			"1 to 2.2 retry periods of a leader that stepped down gracefully.")
 	fs.BoolVar(&o.enableWebhooks, "enable-webhooks", true,
 		"Serve the admission webhooks (they need a serving certificate in --webhook-cert-path).")
 	fs.BoolVar(&o.certRotation, "cert-rotation", true,
@@ -103,6 +116,12 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many ScheduleTasks are reconciled at once.")
 	fs.IntVar(&o.taskRunWorkers, "taskrun-max-concurrent-reconciles", 4,
 		"How many TaskRuns are reconciled at once.")
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50,
+		"Requests per second the manager may send to the API server, on average (client-side rate limit).")
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
+		"Requests the manager may send to the API server in a burst above --kube-api-qps.")
+	fs.DurationVar(&o.syncPeriod, "sync-period", 10*time.Hour,
+		"How often every object is reconciled again even when nothing changed; a safety net, not a schedule.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 }
@@ -152,15 +171,22 @@ func main() {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	restConfig := ctrl.GetConfigOrDie()
+	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	cacheOpts := controller.CacheOptions()
+	cacheOpts.SyncPeriod = &o.syncPeriod
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                  scheme,
-		Cache:                   controller.CacheOptions(),
+		Cache:                   cacheOpts,
 		Metrics:                 metricsOpts,
 		WebhookServer:           webhookServer,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.enableLeaderElection,
 		LeaderElectionID:        "platform-operator.platform.example.com",
 		LeaderElectionNamespace: o.leaderElectionNamespace,
+		LeaseDuration:           &o.leaseDuration,
+		RenewDeadline:           &o.renewDeadline,
+		RetryPeriod:             &o.retryPeriod,
 		// The process exits as soon as the manager stops, so releasing the
 		// Lease on the way out is safe and lets a new leader take over at once.
 		LeaderElectionReleaseOnCancel: true,

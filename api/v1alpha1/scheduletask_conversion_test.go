@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,10 +33,15 @@ import (
 // rounds is how many random objects each direction converts.
 const rounds = 10000
 
-// filler makes random objects whose values survive JSON, as every stored
-// object does: times in whole seconds, quantities in canonical form.
+// filler makes random objects whose values survive JSON, from a seed.
 func filler(seed int64) *randfill.Filler {
-	return randfill.NewWithSeed(seed).NilChance(0.2).NumElements(0, 3).Funcs(
+	return jsonSafe(randfill.NewWithSeed(seed))
+}
+
+// jsonSafe makes f fill objects whose values survive JSON, as every stored
+// object does: times in whole seconds, quantities in canonical form.
+func jsonSafe(f *randfill.Filler) *randfill.Filler {
+	return f.NilChance(0.2).NumElements(0, 3).Funcs(
 		func(t *metav1.Time, c randfill.Continue) {
 			*t = metav1.NewTime(time.Unix(c.Int63n(4e9), 0).UTC())
 		},
@@ -59,22 +65,8 @@ func TestConversion_HubSpokeHubIsLossless(t *testing.T) {
 	for i := range rounds {
 		var hub platformv1.ScheduleTask
 		f.Fill(&hub)
-		in := hub.DeepCopy()
-
-		var spoke ScheduleTask
-		if err := spoke.ConvertFrom(in); err != nil {
-			t.Fatalf("round %d: ConvertFrom: %v", i, err)
-		}
-		var back platformv1.ScheduleTask
-		if err := spoke.ConvertTo(&back); err != nil {
-			t.Fatalf("round %d: ConvertTo: %v", i, err)
-		}
-		if hub.Spec.ConcurrencyPolicy == "" {
-			// Conversion gives an unset policy v1's default.
-			hub.Spec.ConcurrencyPolicy = platformv1.AllowConcurrent
-		}
-		if !equality.Semantic.DeepEqual(&hub, &back) {
-			t.Fatalf("round %d: v1 -> v1alpha1 -> v1 changed the object:\n%s", i, diff.Diff(&hub, &back))
+		if err := hubSpokeHub(&hub); err != nil {
+			t.Fatalf("round %d: %v", i, err)
 		}
 	}
 }
@@ -84,29 +76,62 @@ func TestConversion_SpokeHubSpokeIsLossless(t *testing.T) {
 	for i := range rounds {
 		var spoke ScheduleTask
 		f.Fill(&spoke)
-		delete(spoke.Annotations, HubDataAnnotation)
-		in := spoke.DeepCopy()
-
-		var hub platformv1.ScheduleTask
-		if err := in.ConvertTo(&hub); err != nil {
-			t.Fatalf("round %d: ConvertTo: %v", i, err)
-		}
-		if hub.Spec.ConcurrencyPolicy != platformv1.AllowConcurrent {
-			t.Fatalf("round %d: converted task has concurrencyPolicy %q, want the default Allow", i, hub.Spec.ConcurrencyPolicy)
-		}
-		var back ScheduleTask
-		if err := back.ConvertFrom(&hub); err != nil {
-			t.Fatalf("round %d: ConvertFrom: %v", i, err)
-		}
-		// The saved v1 fields are the one addition a round trip makes.
-		if _, ok := back.Annotations[HubDataAnnotation]; !ok {
-			t.Fatalf("round %d: no %s annotation", i, HubDataAnnotation)
-		}
-		delete(back.Annotations, HubDataAnnotation)
-		if !equality.Semantic.DeepEqual(&spoke, &back) {
-			t.Fatalf("round %d: v1alpha1 -> v1 -> v1alpha1 changed the object:\n%s", i, diff.Diff(&spoke, &back))
+		if err := spokeHubSpoke(&spoke); err != nil {
+			t.Fatalf("round %d: %v", i, err)
 		}
 	}
+}
+
+// hubSpokeHub converts a v1 task to v1alpha1 and back, and says how the
+// result differs from the task, beyond the default policy conversion gives.
+func hubSpokeHub(hub *platformv1.ScheduleTask) error {
+	in := hub.DeepCopy()
+	var spoke ScheduleTask
+	if err := spoke.ConvertFrom(in); err != nil {
+		return fmt.Errorf("ConvertFrom: %w", err)
+	}
+	var back platformv1.ScheduleTask
+	if err := spoke.ConvertTo(&back); err != nil {
+		return fmt.Errorf("ConvertTo: %w", err)
+	}
+	want := hub.DeepCopy()
+	if want.Spec.ConcurrencyPolicy == "" {
+		// Conversion gives an unset policy v1's default.
+		want.Spec.ConcurrencyPolicy = platformv1.AllowConcurrent
+	}
+	if !equality.Semantic.DeepEqual(want, &back) {
+		return fmt.Errorf("v1 -> v1alpha1 -> v1 changed the object:\n%s", diff.Diff(want, &back))
+	}
+	return nil
+}
+
+// spokeHubSpoke converts a v1alpha1 task to v1 and back, and says how the
+// result differs from the task, beyond the annotation that saves v1's fields.
+// The task's own copy of that annotation, if any, is removed first.
+func spokeHubSpoke(spoke *ScheduleTask) error {
+	delete(spoke.Annotations, HubDataAnnotation)
+	in := spoke.DeepCopy()
+
+	var hub platformv1.ScheduleTask
+	if err := in.ConvertTo(&hub); err != nil {
+		return fmt.Errorf("ConvertTo: %w", err)
+	}
+	if hub.Spec.ConcurrencyPolicy != platformv1.AllowConcurrent {
+		return fmt.Errorf("converted task has concurrencyPolicy %q, want the default Allow", hub.Spec.ConcurrencyPolicy)
+	}
+	var back ScheduleTask
+	if err := back.ConvertFrom(&hub); err != nil {
+		return fmt.Errorf("ConvertFrom: %w", err)
+	}
+	// The saved v1 fields are the one addition a round trip makes.
+	if _, ok := back.Annotations[HubDataAnnotation]; !ok {
+		return fmt.Errorf("no %s annotation", HubDataAnnotation)
+	}
+	delete(back.Annotations, HubDataAnnotation)
+	if !equality.Semantic.DeepEqual(spoke, &back) {
+		return fmt.Errorf("v1alpha1 -> v1 -> v1alpha1 changed the object:\n%s", diff.Diff(spoke, &back))
+	}
+	return nil
 }
 
 func TestConversion_V1alpha1EditsWinOverSavedFields(t *testing.T) {

@@ -67,8 +67,9 @@ func Setup(mgr ctrl.Manager, o Options) error {
 
 // CacheOptions limits the manager's cache to what the operator needs: only
 // the Jobs and pods that carry the task label, so memory follows the number
-// of tasks' runs and not the size of the cluster, and no managedFields, which
-// no reconciler reads.
+// of tasks' runs and not the size of the cluster; no managedFields, which no
+// reconciler reads; and of those Jobs and pods only what the reconcilers
+// read (see stripJob and stripPod).
 func CacheOptions() cache.Options {
 	hasTask, err := labels.NewRequirement(platformv1.ScheduleTaskLabel, selection.Exists, nil)
 	if err != nil {
@@ -78,8 +79,32 @@ func CacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&batchv1.Job{}: {Label: ours},
-			&corev1.Pod{}:  {Label: ours},
+			&batchv1.Job{}: {Label: ours, Transform: stripJob},
+			&corev1.Pod{}:  {Label: ours, Transform: stripPod},
 		},
 	}
+}
+
+// stripManagedFields is controller-runtime's transform that drops
+// metadata.managedFields.
+var stripManagedFields = cache.TransformStripManagedFields()
+
+// stripJob keeps a Job's metadata, status and run settings but not its pod
+// template, the bulk of the object: the reconcilers read a Job's status and
+// labels, and build new Jobs from the CronJob's template, never from another
+// Job's. Nothing updates a Job, so the cached copy is never written back.
+func stripJob(obj any) (any, error) {
+	if job, ok := obj.(*batchv1.Job); ok {
+		job.Spec.Template = corev1.PodTemplateSpec{}
+	}
+	return stripManagedFields(obj)
+}
+
+// stripPod keeps a pod's metadata and status, which tell how a run's attempt
+// went, and drops its spec, which the reconcilers never read.
+func stripPod(obj any) (any, error) {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		pod.Spec = corev1.PodSpec{}
+	}
+	return stripManagedFields(obj)
 }

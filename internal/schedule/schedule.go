@@ -23,6 +23,7 @@ package schedule
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -44,6 +45,12 @@ func Parse(expr, timeZone string) (*Schedule, error) {
 			return nil, fmt.Errorf("unknown time zone %q: %w", timeZone, err)
 		}
 		loc = l
+	}
+	// robfig/cron slices a TZ= or CRON_TZ= prefix up to the first space and
+	// panics when there is none ("TZ=UTC"); such an expression has no
+	// schedule, so reject it as the parser would have.
+	if (strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=")) && !strings.Contains(expr, " ") {
+		return nil, fmt.Errorf("invalid cron expression %q: a TZ= or CRON_TZ= prefix must be followed by a space and the schedule", expr)
 	}
 	spec, err := cron.ParseStandard(expr)
 	if err != nil {

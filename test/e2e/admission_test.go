@@ -41,23 +41,23 @@ func TestAdmission_APIServerCallsTheOperatorsWebhookOverTLS(t *testing.T) {
 
 	bad := testutil.NewScheduleTask(ns, "bad", testutil.WithSchedule("every day"))
 	bad.Spec.TimeZone = ptr.To("Mars/Olympus")
-	err := cluster.client.Create(ctx, bad)
+	err := cluster.Client.Create(ctx, bad)
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 	// Both problems, found by the webhook's code (the schema cannot parse
 	// cron or know time zones), in one answer.
 	g.Expect(err.Error()).To(And(ContainSubstring("spec.schedule"), ContainSubstring("spec.timeZone")))
 	g.Expect(strings.Count(err.Error(), "spec.")).To(BeNumerically(">=", 2))
 
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "good"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "good"))).To(Succeed())
 
 	// The test client is the cluster admin, not the operator's
 	// ServiceAccount, so the TaskRun webhook treats it as a user.
-	err = cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "orphan", "no-such-task"))
+	err = cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "orphan", "no-such-task"))
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 	g.Expect(err.Error()).To(ContainSubstring("spec.scheduleTaskName"))
 	forged := testutil.NewManualTaskRun(ns, "forged", "good")
 	forged.Spec.Trigger = "Scheduled"
-	err = cluster.client.Create(ctx, forged)
+	err = cluster.Client.Create(ctx, forged)
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
 	g.Expect(err.Error()).To(ContainSubstring("spec.trigger"))
 }
@@ -71,23 +71,23 @@ func TestConversion_V1alpha1AndV1ReadEachOtherThroughTheWebhook(t *testing.T) {
 	old := &platformv1alpha1.ScheduleTask{}
 	old.Namespace, old.Name = ns, "legacy"
 	old.Spec = platformv1alpha1.ScheduleTaskSpec{Schedule: "@daily", Image: "busybox:1.36"}
-	g.Expect(cluster.client.Create(ctx, old)).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, old)).To(Succeed())
 	var v1 platformv1.ScheduleTask
-	g.Expect(cluster.client.Get(ctx, client.ObjectKeyFromObject(old), &v1)).To(Succeed())
+	g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(old), &v1)).To(Succeed())
 	g.Expect(v1.Spec.ConcurrencyPolicy).To(Equal(platformv1.AllowConcurrent))
 
 	st := testutil.NewScheduleTask(ns, "modern", testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent))
 	st.Spec.TimeZone = ptr.To("Asia/Tokyo")
-	g.Expect(cluster.client.Create(ctx, st)).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, st)).To(Succeed())
 	g.Eventually(func() error {
 		var a platformv1alpha1.ScheduleTask
-		if err := cluster.client.Get(ctx, client.ObjectKeyFromObject(st), &a); err != nil {
+		if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &a); err != nil {
 			return err
 		}
 		a.Spec.Image = "busybox:1.37"
-		return cluster.client.Update(ctx, &a)
+		return cluster.Client.Update(ctx, &a)
 	}).WithTimeout(30 * time.Second).Should(Succeed())
-	g.Expect(cluster.client.Get(ctx, client.ObjectKeyFromObject(st), &v1)).To(Succeed())
+	g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &v1)).To(Succeed())
 	g.Expect(v1.Spec.Image).To(Equal("busybox:1.37"))
 	g.Expect(v1.Spec.TimeZone).To(Equal(ptr.To("Asia/Tokyo")))
 	g.Expect(v1.Spec.ConcurrencyPolicy).To(Equal(platformv1.ForbidConcurrent))

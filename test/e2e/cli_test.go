@@ -46,9 +46,9 @@ func stask(t *testing.T, ns string, args ...string) (string, int) {
 	t.Helper()
 	pluginOnce.Do(func() {
 		// In the operator's working directory, which lives as long as the suite.
-		pluginPath = filepath.Join(operator.workDir, "kubectl-stask")
+		pluginPath = filepath.Join(operator.WorkDir, "kubectl-stask")
 		build := exec.Command("go", "build", "-o", pluginPath, "./cmd/kubectl-stask")
-		build.Dir = cluster.repo
+		build.Dir = cluster.Repo
 		if out, err := build.CombinedOutput(); err != nil {
 			pluginErr = errors.New(string(out))
 		}
@@ -56,7 +56,7 @@ func stask(t *testing.T, ns string, args ...string) (string, int) {
 	if pluginErr != nil {
 		t.Fatalf("build kubectl-stask: %v", pluginErr)
 	}
-	cmd := exec.CommandContext(t.Context(), pluginPath, append([]string{"--kubeconfig", cluster.kubeconfig, "-n", ns}, args...)...)
+	cmd := exec.CommandContext(t.Context(), pluginPath, append([]string{"--kubeconfig", cluster.Kubeconfig, "-n", ns}, args...)...)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {
@@ -76,9 +76,9 @@ func TestCLI_RunWaitExitsWithTheRunsOutcome(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t)
 	never := testutil.WithSchedule("0 0 1 1 *")
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "works", never))).To(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "breaks", never, testutil.WithBackoffLimit(0), kwokPod(3, "")))).To(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "lingers", never, kwokPod(0, "10m")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "works", never))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "breaks", never, testutil.WithBackoffLimit(0), kwokPod(3, "")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "lingers", never, kwokPod(0, "10m")))).To(Succeed())
 
 	out, code := stask(t, ns, "run", "works", "--wait", "--timeout", "60s")
 	g.Expect(code).To(Equal(0), out)
@@ -113,7 +113,7 @@ func TestCLI_SuspendAndResume(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "toggled"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "toggled"))).To(Succeed())
 	for _, step := range []struct {
 		verb string
 		want bool
@@ -121,7 +121,7 @@ func TestCLI_SuspendAndResume(t *testing.T) {
 		out, code := stask(t, ns, step.verb, "toggled")
 		g.Expect(code).To(Equal(0), out)
 		st := &platformv1.ScheduleTask{}
-		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "toggled"}, st)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "toggled"}, st)).To(Succeed())
 		g.Expect(ptr.Deref(st.Spec.Suspend, !step.want)).To(Equal(step.want))
 	}
 }
@@ -131,7 +131,7 @@ func TestCLI_LogsShowsTheRunsPodLog(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "talker", testutil.WithSchedule("0 0 1 1 *"), kwokPod(0, "5m")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "talker", testutil.WithSchedule("0 0 1 1 *"), kwokPod(0, "5m")))).To(Succeed())
 	out, code := stask(t, ns, "run", "talker")
 	g.Expect(code).To(Equal(0), out)
 	g.Eventually(func(g Gomega) {

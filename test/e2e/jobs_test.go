@@ -53,7 +53,7 @@ func TestCronJob_JobPodCompletes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	g := NewWithT(t)
-	c := cluster.client
+	c := cluster.Client
 	start := time.Now()
 
 	cronJob := &batchv1.CronJob{
@@ -116,7 +116,7 @@ func TestJob_PodFailsWithChosenExitCode(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "exit-3", Namespace: ns},
 		Spec:       jobSpec(map[string]string{exitCodeAnnotation: "3"}),
 	}
-	NewWithT(t).Expect(cluster.client.Create(ctx, job)).To(Succeed())
+	NewWithT(t).Expect(cluster.Client.Create(ctx, job)).To(Succeed())
 
 	pod := waitForJobPod(ctx, t, job, func(g Gomega, pod *corev1.Pod) {
 		g.Expect(pod.Status.Phase).To(Equal(corev1.PodFailed), "phase of pod %s", pod.Name)
@@ -143,7 +143,7 @@ func TestJob_PodRunsForAnnotatedDelay(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "run-15s", Namespace: ns},
 		Spec:       jobSpec(map[string]string{runDelayAnnotation: runFor.String()}),
 	}
-	NewWithT(t).Expect(cluster.client.Create(ctx, job)).To(Succeed())
+	NewWithT(t).Expect(cluster.Client.Create(ctx, job)).To(Succeed())
 
 	pod := waitForJobPod(ctx, t, job, func(g Gomega, pod *corev1.Pod) {
 		g.Expect(pod.Status.Phase).To(Equal(corev1.PodSucceeded), "phase of pod %s", pod.Name)
@@ -178,7 +178,7 @@ func waitForJobPod(ctx context.Context, t *testing.T, job *batchv1.Job, check fu
 	var pod corev1.Pod
 	NewWithT(t).Eventually(ctx, func(g Gomega) {
 		var pods corev1.PodList
-		g.Expect(cluster.client.List(ctx, &pods, client.InNamespace(job.Namespace),
+		g.Expect(cluster.Client.List(ctx, &pods, client.InNamespace(job.Namespace),
 			client.MatchingLabels{batchv1.ControllerUidLabel: string(job.UID)})).To(Succeed())
 		g.Expect(pods.Items).To(HaveLen(1), "pods of Job %s", job.Name)
 		pod = pods.Items[0]
@@ -195,7 +195,7 @@ func waitForJobCondition(
 	t.Helper()
 	var found batchv1.JobCondition
 	NewWithT(t).Eventually(ctx, func(g Gomega) {
-		g.Expect(cluster.client.Get(ctx, client.ObjectKeyFromObject(job), job)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(job), job)).To(Succeed())
 		isTrue := And(HaveField("Type", condType), HaveField("Status", corev1.ConditionTrue))
 		g.Expect(job.Status.Conditions).To(ContainElement(isTrue, &found), "conditions of Job %s", job.Name)
 	}).Should(Succeed())

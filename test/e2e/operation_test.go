@@ -48,6 +48,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/test/harness"
 )
 
 // The manager runs as its ServiceAccount with the generated RBAC only; these
@@ -55,8 +56,8 @@ import (
 func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 	t.Parallel()
 	canI := func(args ...string) bool {
-		cmd := exec.CommandContext(t.Context(), filepath.Join(cluster.repo, "bin", "kubectl"),
-			append([]string{"--kubeconfig", cluster.kubeconfig, "auth", "can-i", "--as", operatorUser}, args...)...)
+		cmd := exec.CommandContext(t.Context(), filepath.Join(cluster.Repo, "bin", "kubectl"),
+			append([]string{"--kubeconfig", cluster.Kubeconfig, "auth", "can-i", "--as", harness.OperatorUser}, args...)...)
 		return cmd.Run() == nil
 	}
 	for _, yes := range [][]string{
@@ -67,8 +68,8 @@ func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 		{"create", "jobs.batch", "-A"},
 		{"list", "pods", "-A"},
 		{"create", "subjectaccessreviews.authorization.k8s.io"},
-		{"update", "leases.coordination.k8s.io", "-n", operatorNamespace},
-		{"update", "secrets/platform-operator-webhook-server-cert", "-n", operatorNamespace},
+		{"update", "leases.coordination.k8s.io", "-n", harness.OperatorNamespace},
+		{"update", "secrets/platform-operator-webhook-server-cert", "-n", harness.OperatorNamespace},
 	} {
 		if !canI(yes...) {
 			t.Errorf("operator may not %v; it needs to", yes)
@@ -77,7 +78,7 @@ func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 	for _, no := range [][]string{
 		{"get", "secrets", "-A"},
 		{"get", "secrets", "-n", "default"},
-		{"update", "secrets/other", "-n", operatorNamespace},
+		{"update", "secrets/other", "-n", harness.OperatorNamespace},
 		{"create", "pods", "-A"},
 		{"delete", "namespaces"},
 		{"update", "jobs.batch", "-A"},
@@ -97,47 +98,47 @@ func TestLeaderElection_FollowerTakesOverWhenTheLeaderIsKilled(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "steady", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "before", "steady"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "steady", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "before", "steady"))).To(Succeed())
 	waitSucceeded := func(name string, within time.Duration) {
 		g.Eventually(func(g Gomega) {
 			tr := &platformv1.TaskRun{}
-			g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
 			g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
 		}).WithTimeout(within).WithPolling(200 * time.Millisecond).Should(Succeed())
 	}
 	waitSucceeded("before", 30*time.Second)
 
-	var leader *managerProcess
-	g.Eventually(func() *managerProcess {
-		for _, p := range operator.live() {
-			if p.isLeader() {
+	var leader *harness.Manager
+	g.Eventually(func() *harness.Manager {
+		for _, p := range operator.Live() {
+			if p.IsLeader() {
 				leader = p
 			}
 		}
 		return leader
 	}).WithTimeout(30 * time.Second).ShouldNot(BeNil())
-	leader.kill(syscall.SIGKILL)
+	leader.Kill(syscall.SIGKILL)
 	killed := time.Now()
-	t.Logf("killed the leader %s", leader.name)
+	t.Logf("killed the leader %s", leader.Name)
 
 	// A replacement joins, as the Deployment would start one.
-	_, err := operator.startReplica(ctx)
+	_, err := operator.StartReplica(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
 
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "after", "steady"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "after", "steady"))).To(Succeed())
 	waitSucceeded("after", 45*time.Second)
 	t.Logf("a run asked for after the kill succeeded %s after it", time.Since(killed).Round(time.Second))
 	var newLeader bool
-	for _, p := range operator.live() {
-		newLeader = newLeader || p.isLeader()
+	for _, p := range operator.Live() {
+		newLeader = newLeader || p.IsLeader()
 	}
 	g.Expect(newLeader).To(BeTrue(), "a surviving replica leads")
 
 	// Exactly one TaskRun per Job, and every TaskRun's Job exists.
 	g.Consistently(func(g Gomega) {
 		var jobs batchv1.JobList
-		g.Expect(cluster.client.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
+		g.Expect(cluster.Client.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
 		runs := runsOf(g, ctx, ns)
 		g.Expect(runs).To(HaveLen(2))
 		g.Expect(jobs.Items).To(HaveLen(2))
@@ -159,23 +160,23 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 	ns := newNamespace(t)
 
 	// A run that finishes, so the run counters have a series.
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "counted", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "counted-now", "counted"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "counted", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "counted-now", "counted"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		tr := &platformv1.TaskRun{}
-		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "counted-now"}, tr)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "counted-now"}, tr)).To(Succeed())
 		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
 	token := scraperToken(t, ns)
-	var leader *managerProcess
-	for _, p := range operator.live() {
-		if p.isLeader() {
+	var leader *harness.Manager
+	for _, p := range operator.Live() {
+		if p.IsLeader() {
 			leader = p
 		}
 	}
 	g.Expect(leader).NotTo(BeNil())
-	url := fmt.Sprintf("https://%s:%d/metrics", localwebhook.Host, leader.metricsPort)
+	url := fmt.Sprintf("https://%s:%d/metrics", localwebhook.Host, leader.MetricsPort)
 
 	status, _ := scrape(t, url, "")
 	g.Expect(status).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), "no token, no metrics")
@@ -204,16 +205,16 @@ func scraperToken(t *testing.T, ns string) string {
 	g := NewWithT(t)
 	ctx := t.Context()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "scraper"}}
-	g.Expect(cluster.client.Create(ctx, sa)).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, sa)).To(Succeed())
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "scraper-" + ns},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "platform-operator-metrics-reader"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "scraper"}},
 	}
-	g.Expect(cluster.client.Create(ctx, binding)).To(Succeed())
-	t.Cleanup(func() { _ = cluster.client.Delete(context.Background(), binding) })
+	g.Expect(cluster.Client.Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() { _ = cluster.Client.Delete(context.Background(), binding) })
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](600)}}
-	g.Expect(cluster.client.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
+	g.Expect(cluster.Client.SubResource("token").Create(ctx, sa, tr)).To(Succeed())
 	g.Expect(tr.Status.Token).NotTo(BeEmpty())
 	return tr.Status.Token
 }
@@ -253,12 +254,12 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "observed", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
 
-	var leader *managerProcess
-	for _, p := range operator.live() {
-		if p.isLeader() {
+	var leader *harness.Manager
+	for _, p := range operator.Live() {
+		if p.IsLeader() {
 			leader = p
 		}
 	}
@@ -277,9 +278,9 @@ scrape_configs:
     credentials_file: %s
   static_configs:
   - targets: ["%s:%d"]
-`, tokenFile, localwebhook.Host, leader.metricsPort)
+`, tokenFile, localwebhook.Host, leader.MetricsPort)
 	g.Expect(os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)).To(Succeed())
-	port, err := freePort()
+	port, err := harness.FreePort()
 	g.Expect(err).NotTo(HaveOccurred())
 	prom := exec.CommandContext(ctx, bin,
 		"--config.file="+filepath.Join(dir, "prometheus.yml"),
@@ -320,13 +321,13 @@ func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *test
 	ctx := t.Context()
 	ns := newNamespace(t)
 	nsObj := &corev1.Namespace{}
-	g.Expect(cluster.client.Get(ctx, client.ObjectKey{Name: ns}, nsObj)).To(Succeed())
+	g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Name: ns}, nsObj)).To(Succeed())
 	nsObj.Labels["pod-security.kubernetes.io/enforce"] = "restricted"
-	g.Expect(cluster.client.Update(ctx, nsObj)).To(Succeed())
+	g.Expect(cluster.Client.Update(ctx, nsObj)).To(Succeed())
 
 	// The manager's pod, as config/default renders its Deployment.
-	rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.repo, "bin", "kubectl"), "kustomize",
-		filepath.Join(cluster.repo, "config", "default")).Output()
+	rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.Repo, "bin", "kubectl"), "kustomize",
+		filepath.Join(cluster.Repo, "config", "default")).Output()
 	g.Expect(err).NotTo(HaveOccurred())
 	var deployment *appsv1.Deployment
 	for _, doc := range strings.Split(string(rendered), "\n---\n") {
@@ -338,12 +339,12 @@ func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *test
 	g.Expect(deployment).NotTo(BeNil())
 	managerPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"}, Spec: deployment.Spec.Template.Spec}
 	managerPod.Spec.ServiceAccountName = ""
-	g.Expect(cluster.client.Create(ctx, managerPod, client.DryRunAll)).To(Succeed(), "the manager's pod meets restricted")
+	g.Expect(cluster.Client.Create(ctx, managerPod, client.DryRunAll)).To(Succeed(), "the manager's pod meets restricted")
 
 	// Enforcement is real: a pod that says nothing is refused.
 	bare := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bare"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox:1.36"}}}}
-	g.Expect(cluster.client.Create(ctx, bare, client.DryRunAll)).NotTo(Succeed())
+	g.Expect(cluster.Client.Create(ctx, bare, client.DryRunAll)).NotTo(Succeed())
 
 	// A task that asks for restricted settings runs in such a namespace.
 	st := testutil.NewScheduleTask(ns, "locked-down", testutil.WithSchedule("0 0 1 1 *"))
@@ -353,11 +354,11 @@ func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *test
 		RunAsUser:                ptr.To[int64](65532),
 		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 	}
-	g.Expect(cluster.client.Create(ctx, st)).To(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "locked-down-now", "locked-down"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, st)).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "locked-down-now", "locked-down"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		tr := &platformv1.TaskRun{}
-		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "locked-down-now"}, tr)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "locked-down-now"}, tr)).To(Succeed())
 		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
 	}).WithTimeout(60 * time.Second).Should(Succeed())
 }
@@ -366,18 +367,18 @@ func TestHelm_RenderedChartIsAdmittedByTheAPIServer(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	chart := filepath.Join(cluster.repo, "charts", "platform-operator")
+	chart := filepath.Join(cluster.Repo, "charts", "platform-operator")
 	for _, values := range [][]string{nil, {"--set", "certManager.enabled=false,metrics.enabled=false,replicaCount=1,tracing.endpoint=http://collector:4317"}} {
-		args := append([]string{"template", "platform-operator", chart, "-n", operatorNamespace, "--include-crds"}, values...)
-		rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.repo, "bin", "helm"), args...).Output()
+		args := append([]string{"template", "platform-operator", chart, "-n", harness.OperatorNamespace, "--include-crds"}, values...)
+		rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.Repo, "bin", "helm"), args...).Output()
 		g.Expect(err).NotTo(HaveOccurred(), "helm %v", args)
 		// Server-side dry run: every object goes through the real API
 		// server's validation and admission, and nothing of the running
 		// e2e install is replaced.
-		g.Expect(kubectl(ctx, cluster.repo, cluster.kubeconfig, rendered,
+		g.Expect(cluster.Kubectl(ctx, rendered,
 			"apply", "--server-side", "--dry-run=server", "--force-conflicts", "-f", "-")).To(Succeed())
 	}
-	_, err := exec.CommandContext(ctx, filepath.Join(cluster.repo, "bin", "helm"),
+	_, err := exec.CommandContext(ctx, filepath.Join(cluster.Repo, "bin", "helm"),
 		"template", "platform-operator", chart, "-n", "elsewhere").Output()
 	g.Expect(err).To(HaveOccurred(), "the chart refuses a namespace its CRDs do not point at")
 }

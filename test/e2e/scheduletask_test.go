@@ -55,14 +55,14 @@ func kwokPod(code int, runFor string) testutil.ScheduleTaskOption {
 // runsOf lists the TaskRuns of a namespace.
 func runsOf(g Gomega, ctx context.Context, ns string) []platformv1.TaskRun {
 	var l platformv1.TaskRunList
-	g.Expect(cluster.client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+	g.Expect(cluster.Client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 	return l.Items
 }
 
 // jobsOf lists the Jobs of a namespace.
 func jobsOf(g Gomega, ctx context.Context, ns string) []batchv1.Job {
 	var l batchv1.JobList
-	g.Expect(cluster.client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+	g.Expect(cluster.Client.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
 	return l.Items
 }
 
@@ -82,7 +82,7 @@ func waitForOnlyRunRunning(g Gomega, ctx context.Context, ns string) string {
 // getTask reads a ScheduleTask.
 func getTask(g Gomega, ctx context.Context, ns, name string) *platformv1.ScheduleTask {
 	st := &platformv1.ScheduleTask{}
-	g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, st)).To(Succeed())
+	g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, st)).To(Succeed())
 	return st
 }
 
@@ -91,7 +91,7 @@ func TestScheduleTask_EveryMinuteTaskRunsToSucceeded(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "minutely", kwokPod(0, "4s")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "minutely", kwokPod(0, "4s")))).To(Succeed())
 
 	var runName string
 	g.Eventually(func(g Gomega) {
@@ -104,7 +104,7 @@ func TestScheduleTask_EveryMinuteTaskRunsToSucceeded(t *testing.T) {
 
 	g.Eventually(func(g Gomega) {
 		tr := &platformv1.TaskRun{}
-		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: runName}, tr)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: runName}, tr)).To(Succeed())
 		g.Expect(tr.Spec.Trigger).To(Equal(platformv1.TriggerScheduled))
 		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
 		g.Expect(tr.Status.Reason).To(Equal(platformv1.ReasonCompleted))
@@ -124,7 +124,7 @@ func TestScheduleTask_FailingPodEndsBackoffLimitExceededWithExitCode(t *testing.
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "failing",
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "failing",
 		testutil.WithBackoffLimit(1), kwokPod(3, "")))).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
@@ -146,7 +146,7 @@ func TestScheduleTask_RunPastActiveDeadlineEndsDeadlineExceeded(t *testing.T) {
 	ns := newNamespace(t)
 	st := testutil.NewScheduleTask(ns, "slow", kwokPod(0, "10m"))
 	st.Spec.ActiveDeadlineSeconds = ptr.To[int64](5)
-	g.Expect(cluster.client.Create(ctx, st)).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, st)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		runs := runsOf(g, ctx, ns)
@@ -161,7 +161,7 @@ func TestScheduleTask_ForbidSkipsWhileARunIsActive(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "forbid",
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "forbid",
 		testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent), kwokPod(0, "10m")))).To(Succeed())
 
 	first := waitForOnlyRunRunning(g, ctx, ns)
@@ -180,7 +180,7 @@ func TestScheduleTask_ReplaceStopsTheActiveRunForTheNextOne(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "replace",
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "replace",
 		testutil.WithConcurrencyPolicy(platformv1.ReplaceConcurrent), kwokPod(0, "10m")))).To(Succeed())
 
 	first := waitForOnlyRunRunning(g, ctx, ns)
@@ -205,16 +205,16 @@ func TestScheduleTask_ManualTaskRunStartsAtOnce(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t)
 	// A schedule that will not fire during the test.
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "adhoc", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "adhoc", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
 	g.Eventually(func() error {
-		return cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "adhoc"}, &batchv1.CronJob{})
+		return cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "adhoc"}, &batchv1.CronJob{})
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
 	created := time.Now()
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "adhoc-now", "adhoc"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "adhoc-now", "adhoc"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		tr := &platformv1.TaskRun{}
-		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "adhoc-now"}, tr)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "adhoc-now"}, tr)).To(Succeed())
 		g.Expect(tr.Spec.JobRef).NotTo(BeNil())
 		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
@@ -227,26 +227,26 @@ func TestScheduleTask_DeletionRemovesCronJobJobsPodsAndRuns(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t)
 	st := testutil.NewScheduleTask(ns, "ephemeral", testutil.WithSchedule("0 0 1 1 *"), kwokPod(0, "10m"))
-	g.Expect(cluster.client.Create(ctx, st)).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, st)).To(Succeed())
 	g.Eventually(func() error {
-		return cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ephemeral"}, &batchv1.CronJob{})
+		return cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ephemeral"}, &batchv1.CronJob{})
 	}).WithTimeout(30 * time.Second).Should(Succeed())
-	g.Expect(cluster.client.Create(ctx, testutil.NewManualTaskRun(ns, "ephemeral-run", "ephemeral"))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "ephemeral-run", "ephemeral"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		var pods corev1.PodList
-		g.Expect(cluster.client.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
+		g.Expect(cluster.Client.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
 		g.Expect(pods.Items).To(HaveLen(1))
 		g.Expect(pods.Items[0].Status.Phase).To(Equal(corev1.PodRunning))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
-	g.Expect(cluster.client.Delete(ctx, st)).To(Succeed())
+	g.Expect(cluster.Client.Delete(ctx, st)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		g.Expect(apierrors.IsNotFound(cluster.client.Get(ctx, client.ObjectKeyFromObject(st), &platformv1.ScheduleTask{}))).To(BeTrue())
-		g.Expect(apierrors.IsNotFound(cluster.client.Get(ctx, client.ObjectKeyFromObject(st), &batchv1.CronJob{}))).To(BeTrue())
+		g.Expect(apierrors.IsNotFound(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &platformv1.ScheduleTask{}))).To(BeTrue())
+		g.Expect(apierrors.IsNotFound(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &batchv1.CronJob{}))).To(BeTrue())
 		g.Expect(jobsOf(g, ctx, ns)).To(BeEmpty())
 		g.Expect(runsOf(g, ctx, ns)).To(BeEmpty())
 		var pods corev1.PodList
-		g.Expect(cluster.client.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
+		g.Expect(cluster.Client.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
 		g.Expect(pods.Items).To(BeEmpty())
 	}).WithTimeout(60 * time.Second).Should(Succeed())
 }
@@ -256,19 +256,19 @@ func TestScheduleTask_HandEditedCronJobIsRepaired(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "drift", testutil.WithSchedule("0 3 * * *")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "drift", testutil.WithSchedule("0 3 * * *")))).To(Succeed())
 	cj := &batchv1.CronJob{}
 	key := client.ObjectKey{Namespace: ns, Name: "drift"}
-	g.Eventually(func() error { return cluster.client.Get(ctx, key, cj) }).WithTimeout(30 * time.Second).Should(Succeed())
+	g.Eventually(func() error { return cluster.Client.Get(ctx, key, cj) }).WithTimeout(30 * time.Second).Should(Succeed())
 
 	patch := client.MergeFrom(cj.DeepCopy())
 	cj.Spec.Schedule = "* * * * *"
 	cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "someone-else:latest"
-	g.Expect(cluster.client.Patch(ctx, cj, patch)).To(Succeed())
+	g.Expect(cluster.Client.Patch(ctx, cj, patch)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		got := &batchv1.CronJob{}
-		g.Expect(cluster.client.Get(ctx, key, got)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, key, got)).To(Succeed())
 		g.Expect(got.Spec.Schedule).To(Equal("0 3 * * *"))
 		g.Expect(got.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image).To(Equal("busybox:1.36"))
 	}).WithTimeout(10 * time.Second).Should(Succeed())
@@ -279,10 +279,10 @@ func TestScheduleTask_SuspendStopsNewRuns(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.client.Create(ctx, testutil.NewScheduleTask(ns, "paused", testutil.WithSuspend(true)))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "paused", testutil.WithSuspend(true)))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		cj := &batchv1.CronJob{}
-		g.Expect(cluster.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "paused"}, cj)).To(Succeed())
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "paused"}, cj)).To(Succeed())
 		g.Expect(cj.Spec.Suspend).To(Equal(ptr.To(true)))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 

@@ -31,6 +31,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -109,6 +110,23 @@ func mutateCronJob(cj *batchv1.CronJob, task *platformv1.ScheduleTask) {
 		pt.Spec.SecurityContext = &corev1.PodSecurityContext{}
 	}
 	pt.Spec.SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
+}
+
+// DesiredCronJob returns the CronJob the operator creates for task, complete
+// with its rendering hash and owner. The benchmark's baseline writes it, so
+// that the baseline does the same API work as the reconciler.
+func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*batchv1.CronJob, error) {
+	hash, err := renderingHash(task)
+	if err != nil {
+		return nil, err
+	}
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{
+		Namespace:   task.Namespace,
+		Name:        task.Name,
+		Annotations: map[string]string{renderingHashAnnotation: hash},
+	}}
+	mutateCronJob(cj, task)
+	return cj, controllerutil.SetControllerReference(task, cj, scheme)
 }
 
 // containerSecurityContext is the task's own security context, or else a safe

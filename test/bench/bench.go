@@ -1,0 +1,568 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/scheduletask"
+	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/internal/testutil/testenv"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// Namespaces of the benchmark's phases.
+const (
+	nsBaseline = "bench-baseline"
+	nsConverge = "bench-converge"
+	nsBurst    = "bench-burst"
+	nsMemory   = "bench-memory"
+)
+
+// neverSchedule is a schedule that does not fire while the benchmark runs
+// (midnight on January 1st), for the tasks that must stay idle.
+const neverSchedule = "0 0 1 1 *"
+
+// config is what one benchmark run measures, and with which settings.
+type config struct {
+	// Tasks is the number of ScheduleTasks of the convergence figure.
+	Tasks int `json:"tasks"`
+	// BurstTasks fire together on the same minute for the recording figure.
+	BurstTasks int `json:"burstTasks"`
+	// MemoryTasks and MemoryRuns are the cluster's size for the memory, idle
+	// and cold-start figures.
+	MemoryTasks int `json:"memoryTasks"`
+	MemoryRuns  int `json:"memoryRuns"`
+	// Idle is how long the idle figure watches for writes.
+	Idle time.Duration `json:"idle"`
+	// QPS and Burst are the client settings of the manager, and of the bare
+	// client of the baseline.
+	QPS   float64 `json:"qps"`
+	Burst int     `json:"burst"`
+	// Workers is each controller's --*-max-concurrent-reconciles, and the
+	// number of the baseline's and of the task creators' goroutines.
+	Workers int `json:"workers"`
+	// RunFor is how long a burst task's pod runs.
+	RunFor time.Duration `json:"runFor"`
+}
+
+// syncPeriod is the manager's --sync-period during the benchmark: short
+// enough that at least two full resyncs fall in the idle window.
+func (c config) syncPeriod() time.Duration {
+	return c.Idle * 2 / 5
+}
+
+// stats summarises latencies in seconds.
+type stats struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+func newStats(d []time.Duration) stats {
+	if len(d) == 0 {
+		return stats{}
+	}
+	slices.Sort(d)
+	at := func(q float64) float64 {
+		i := int(math.Ceil(q*float64(len(d)))) - 1
+		return d[max(i, 0)].Seconds()
+	}
+	return stats{Count: len(d), P50: at(0.50), P99: at(0.99), Max: d[len(d)-1].Seconds()}
+}
+
+// results are the five figures of one run.
+type results struct {
+	Started time.Time `json:"started"`
+	Machine machine   `json:"machine"`
+	Config  config    `json:"config"`
+
+	Convergence struct {
+		Tasks            int     `json:"tasks"`
+		OperatorSeconds  float64 `json:"operatorSeconds"`
+		BaselineSeconds  float64 `json:"baselineSeconds"`
+		Ratio            float64 `json:"ratio"`
+		ManagerWritesPer float64 `json:"managerWritesPerTask"`
+	} `json:"convergence"`
+	Recording struct {
+		Runs int `json:"runs"`
+		// JobToRun is Job creation → TaskRun creation; CompletionToSucceeded
+		// Job completion → TaskRun Succeeded; CronJobSkew scheduled time →
+		// Job creation, the CronJob controller's share.
+		JobToRun              stats `json:"jobToTaskRun"`
+		CompletionToSucceeded stats `json:"completionToSucceeded"`
+		CronJobSkew           stats `json:"cronJobSkew"`
+	} `json:"recording"`
+	Memory struct {
+		Tasks      int     `json:"tasks"`
+		Runs       int     `json:"runs"`
+		RSSMiB     float64 `json:"rssMiB"`
+		PeakRSSMiB float64 `json:"peakRssMiB"`
+		HeapMiB    float64 `json:"heapInuseMiB"`
+	} `json:"memory"`
+	Idle struct {
+		Seconds    float64 `json:"seconds"`
+		Writes     float64 `json:"writes"`
+		Reconciles float64 `json:"reconciles"`
+	} `json:"idle"`
+	ColdStart struct {
+		ReadySeconds float64 `json:"readySeconds"`
+		Writes       float64 `json:"writes"`
+		Reconciles   float64 `json:"reconciles"`
+	} `json:"coldStart"`
+	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
+	Duplicates []string `json:"runsNotOnePerJob"`
+}
+
+// bench is one benchmark run in progress.
+type bench struct {
+	cfg      config
+	cluster  *harness.Cluster
+	operator *harness.Operator
+	manager  *harness.Manager
+	obs      *harness.Observer
+	// client has the manager's client settings.
+	client client.Client
+	res    *results
+}
+
+// run measures the five figures on a new kwok cluster.
+func run(ctx context.Context, cfg config) (*results, error) {
+	res := &results{Started: time.Now().UTC(), Machine: describeMachine(), Config: cfg}
+	// The burst's pods all run at once; the default two nodes would do, but
+	// more keep the scheduler's per-node work realistic.
+	c, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("bench-%d", time.Now().Unix()), "PLATFORM_KWOK_NODES=4")
+	if err != nil {
+		return nil, err
+	}
+	defer teardown()
+	b := &bench{cfg: cfg, cluster: c, res: res}
+	restCfg := rest.CopyConfig(c.Config)
+	restCfg.QPS, restCfg.Burst = float32(cfg.QPS), cfg.Burst
+	if b.client, err = client.New(restCfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
+		return nil, err
+	}
+	if b.obs, err = harness.StartObserver(ctx, c.Config); err != nil {
+		return nil, err
+	}
+
+	// The baseline runs before the operator exists, so nothing reacts to its
+	// objects, and without admission webhooks: the strictest yardstick.
+	if err := b.baseline(ctx); err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	b.operator, err = harness.StartOperator(ctx, c, harness.OperatorOptions{Args: b.managerArgs()})
+	if err != nil {
+		return nil, err
+	}
+	defer b.operator.Stop()
+	if b.manager, err = b.operator.StartReplica(ctx); err != nil {
+		return nil, err
+	}
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"convergence", b.convergence},
+		{"run recording", b.recording},
+		{"memory", b.memory},
+		{"idle writes", b.idle},
+		{"cold start", b.coldStart},
+	}
+	for _, s := range steps {
+		harness.Logf("bench: %s", s.name)
+		start := time.Now()
+		if err := s.fn(ctx); err != nil {
+			return res, fmt.Errorf("%s: %w", s.name, err)
+		}
+		harness.Logf("bench: %s done in %s", s.name, time.Since(start).Round(time.Second))
+	}
+	res.Duplicates = b.obs.JobsWithoutOneRun("")
+	return res, nil
+}
+
+// managerArgs are the manager's flags for the benchmark: one replica, no
+// leader election (its Lease renewals would count as writes), metrics over
+// plain HTTP on loopback, and the benchmark's client settings.
+func (b *bench) managerArgs() []string {
+	return []string{
+		"--leader-elect=false",
+		"--metrics-secure=false",
+		fmt.Sprintf("--sync-period=%s", b.cfg.syncPeriod()),
+		fmt.Sprintf("--kube-api-qps=%g", b.cfg.QPS),
+		fmt.Sprintf("--kube-api-burst=%d", b.cfg.Burst),
+		fmt.Sprintf("--scheduletask-max-concurrent-reconciles=%d", b.cfg.Workers),
+		fmt.Sprintf("--taskrun-max-concurrent-reconciles=%d", b.cfg.Workers),
+	}
+}
+
+// task returns the i-th benchmark task of a namespace.
+func task(namespace string, i int, schedule string) *platformv1.ScheduleTask {
+	return testutil.NewScheduleTask(namespace, fmt.Sprintf("task-%05d", i), testutil.WithSchedule(schedule))
+}
+
+// baseline times a bare client doing, per task, the API writes the operator
+// causes: create the ScheduleTask, create its CronJob, update its status.
+func (b *bench) baseline(ctx context.Context) error {
+	if err := b.createNamespace(ctx, nsBaseline); err != nil {
+		return err
+	}
+	start := time.Now()
+	err := parallel(ctx, b.cfg.Tasks, b.cfg.Workers, func(i int) error {
+		st := task(nsBaseline, i, neverSchedule)
+		if err := b.client.Create(ctx, st); err != nil {
+			return err
+		}
+		cj, err := scheduletask.DesiredCronJob(st, testenv.Scheme())
+		if err != nil {
+			return err
+		}
+		if err := b.client.Create(ctx, cj); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		st.Status.ObservedGeneration = st.Generation
+		st.Status.NextScheduleTime = &now
+		meta.SetStatusCondition(&st.Status.Conditions, metav1.Condition{
+			Type: platformv1.ConditionReady, Status: metav1.ConditionTrue, Reason: platformv1.ReasonCronJobReady,
+			Message: "CronJob " + cj.Name + " is ready", ObservedGeneration: st.Generation,
+		})
+		return b.client.Status().Update(ctx, st)
+	})
+	if err != nil {
+		return err
+	}
+	b.res.Convergence.BaselineSeconds = time.Since(start).Seconds()
+	// Gone before the operator starts, so it never sees them.
+	return b.deleteNamespace(ctx, nsBaseline)
+}
+
+// convergence times the operator from the first ScheduleTask created to the
+// last one seen with its CronJob and Ready=True.
+func (b *bench) convergence(ctx context.Context) error {
+	if err := b.createNamespace(ctx, nsConverge); err != nil {
+		return err
+	}
+	before, err := scrape(ctx, b.manager)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := b.createTasks(ctx, nsConverge, 0, b.cfg.Tasks, neverSchedule); err != nil {
+		return err
+	}
+	last, err := b.waitReady(ctx, nsConverge, b.cfg.Tasks, 30*time.Minute)
+	if err != nil {
+		return err
+	}
+	c := &b.res.Convergence
+	c.Tasks = b.cfg.Tasks
+	c.OperatorSeconds = last.Sub(start).Seconds()
+	c.Ratio = c.OperatorSeconds / c.BaselineSeconds
+	after, err := quiesce(ctx, b.manager, 3*time.Second, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	c.ManagerWritesPer = (after.writes - before.writes) / float64(b.cfg.Tasks)
+	return nil
+}
+
+// recording lets BurstTasks tasks on "* * * * *" fire on the same minute and
+// times how fast their Jobs get TaskRuns and their completions get recorded.
+func (b *bench) recording(ctx context.Context) error {
+	if err := b.createNamespace(ctx, nsBurst); err != nil {
+		return err
+	}
+	runFor := b.cfg.RunFor.String()
+	err := parallel(ctx, b.cfg.BurstTasks, b.cfg.Workers, func(i int) error {
+		st := task(nsBurst, i, "* * * * *")
+		st.Spec.Env = []corev1.EnvVar{{Name: "KWOK_RUN_FOR", Value: runFor}}
+		return b.client.Create(ctx, st)
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := b.waitReady(ctx, nsBurst, b.cfg.BurstTasks, 10*time.Minute); err != nil {
+		return err
+	}
+	// The first minute that starts after every task is ready: all fire on it.
+	minute := time.Now().Truncate(time.Minute).Add(time.Minute)
+	harness.Logf("bench: %d tasks fire at %s", b.cfg.BurstTasks, minute.Format(time.TimeOnly))
+	var notes map[types.UID]harness.JobNote
+	err = poll(ctx, minute.Add(b.cfg.RunFor).Add(5*time.Minute), func() (bool, error) {
+		notes = map[types.UID]harness.JobNote{}
+		done := 0
+		for uid, n := range b.obs.JobsIn(nsBurst) {
+			if !n.Scheduled.Equal(minute) {
+				continue
+			}
+			notes[uid] = n
+			for _, r := range b.obs.RunsOf(uid) {
+				if !n.Completed.IsZero() && !r.Succeeded.IsZero() {
+					done++
+				}
+			}
+		}
+		return done == b.cfg.BurstTasks, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for %d recorded runs of %s (have %d Jobs): %w", b.cfg.BurstTasks, minute, len(notes), err)
+	}
+	var toRun, toSucceeded, skew []time.Duration
+	for uid, n := range notes {
+		runs := b.obs.RunsOf(uid)
+		if len(runs) != 1 {
+			return fmt.Errorf("Job %s has %d TaskRuns", n.Key, len(runs))
+		}
+		toRun = append(toRun, runs[0].Seen.Sub(n.Seen))
+		toSucceeded = append(toSucceeded, runs[0].Succeeded.Sub(n.Completed))
+		skew = append(skew, n.Seen.Sub(n.Scheduled))
+	}
+	r := &b.res.Recording
+	r.Runs = len(notes)
+	r.JobToRun, r.CompletionToSucceeded, r.CronJobSkew = newStats(toRun), newStats(toSucceeded), newStats(skew)
+	// Stop the tasks firing and take them away: the next figures need a
+	// known number of tasks and runs.
+	return b.deleteNamespace(ctx, nsBurst)
+}
+
+// memory grows the cluster to MemoryTasks tasks (the convergence ones
+// included) with MemoryRuns finished runs, and reads the manager's memory
+// once it is idle.
+func (b *bench) memory(ctx context.Context) error {
+	extra := b.cfg.MemoryTasks - b.cfg.Tasks
+	if err := b.createNamespace(ctx, nsMemory); err != nil {
+		return err
+	}
+	if err := b.createTasks(ctx, nsMemory, 0, extra, neverSchedule); err != nil {
+		return err
+	}
+	if _, err := b.waitReady(ctx, nsMemory, extra, 30*time.Minute); err != nil {
+		return err
+	}
+	// Jobs as the CronJob controller makes them, each owned by its task's
+	// CronJob, but with nothing to run: completions 0 makes the Job
+	// controller complete them at once, without pods, so the cluster holds
+	// MemoryRuns finished runs without kwok simulating as many pods.
+	var cronJobs []*batchv1.CronJob
+	for _, ns := range []string{nsConverge, nsMemory} {
+		var list batchv1.CronJobList
+		if err := b.cluster.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for i := range list.Items {
+			cronJobs = append(cronJobs, &list.Items[i])
+		}
+	}
+	if len(cronJobs) != b.cfg.MemoryTasks {
+		return fmt.Errorf("%d CronJobs, want %d", len(cronJobs), b.cfg.MemoryTasks)
+	}
+	base := time.Now().Truncate(time.Minute).Add(-24 * time.Hour)
+	err := parallel(ctx, b.cfg.MemoryRuns, b.cfg.Workers*2, func(i int) error {
+		cj := cronJobs[i%len(cronJobs)]
+		job := testutil.JobFromCronJob(cj, base.Add(time.Duration(i/len(cronJobs))*time.Minute))
+		job.Spec.Completions, job.Spec.Parallelism = ptr.To[int32](0), ptr.To[int32](0)
+		return b.cluster.Client.Create(ctx, job)
+	})
+	if err != nil {
+		return err
+	}
+	err = poll(ctx, time.Now().Add(60*time.Minute), func() (bool, error) {
+		all, finished := b.obs.RunCount()
+		return all >= b.cfg.MemoryRuns && finished >= b.cfg.MemoryRuns, nil
+	})
+	if err != nil {
+		all, finished := b.obs.RunCount()
+		return fmt.Errorf("waiting for %d finished TaskRuns (have %d, %d finished): %w", b.cfg.MemoryRuns, all, finished, err)
+	}
+	s, err := quiesce(ctx, b.manager, 10*time.Second, 30*time.Minute)
+	if err != nil {
+		return err
+	}
+	rss, peak, err := processMemory(b.manager.PID())
+	if err != nil {
+		return err
+	}
+	m := &b.res.Memory
+	m.Tasks, m.Runs = b.cfg.MemoryTasks, b.cfg.MemoryRuns
+	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = rss/(1<<20), peak/(1<<20), s.heapInuse/(1<<20)
+	return nil
+}
+
+// idle watches the manager's writes while nothing changes, through full
+// resyncs (the manager runs with --sync-period of two fifths of the window).
+func (b *bench) idle(ctx context.Context) error {
+	before, err := quiesce(ctx, b.manager, 3*time.Second, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(b.cfg.Idle):
+	}
+	after, err := scrape(ctx, b.manager)
+	if err != nil {
+		return err
+	}
+	i := &b.res.Idle
+	i.Seconds = time.Since(start).Seconds()
+	i.Writes, i.Reconciles = after.writes-before.writes, after.reconciles-before.reconciles
+	return nil
+}
+
+// coldStart stops the manager and starts a new one: the time to ready, and
+// the writes of the full reconcile that follows.
+func (b *bench) coldStart(ctx context.Context) error {
+	b.manager.Kill(syscall.SIGTERM)
+	m, err := b.operator.StartReplica(ctx)
+	if err != nil {
+		return err
+	}
+	ready := time.Since(m.Started)
+	b.manager = m
+	// Every object is reconciled once after the start; wait for that and for
+	// the queue to drain.
+	want := float64(b.cfg.MemoryTasks + b.cfg.MemoryRuns)
+	var s sample
+	err = poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
+		var err error
+		s, err = scrape(ctx, m)
+		return err == nil && s.reconciles >= want && s.depth == 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for %v reconciles after the start (have %v): %w", want, s.reconciles, err)
+	}
+	if s, err = quiesce(ctx, m, 5*time.Second, 10*time.Minute); err != nil {
+		return err
+	}
+	c := &b.res.ColdStart
+	c.ReadySeconds, c.Writes, c.Reconciles = ready.Seconds(), s.writes, s.reconciles
+	return nil
+}
+
+// createTasks creates tasks from..to-1 of namespace with the benchmark's
+// client and workers.
+func (b *bench) createTasks(ctx context.Context, namespace string, from, to int, schedule string) error {
+	return parallel(ctx, to-from, b.cfg.Workers, func(i int) error {
+		return b.client.Create(ctx, task(namespace, from+i, schedule))
+	})
+}
+
+// waitReady waits until want tasks of namespace are ready and returns when
+// the last became so.
+func (b *bench) waitReady(ctx context.Context, namespace string, want int, timeout time.Duration) (time.Time, error) {
+	var last time.Time
+	var n int
+	err := poll(ctx, time.Now().Add(timeout), func() (bool, error) {
+		n, last = b.obs.ReadyCount(namespace)
+		return n >= want, nil
+	})
+	if err != nil {
+		return last, fmt.Errorf("%d of %d tasks in %s ready: %w", n, want, namespace, err)
+	}
+	return last, nil
+}
+
+func (b *bench) createNamespace(ctx context.Context, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := b.cluster.Client.Create(ctx, ns); err != nil {
+		return err
+	}
+	// Pods are rejected until the namespace's default ServiceAccount exists.
+	return poll(ctx, time.Now().Add(time.Minute), func() (bool, error) {
+		err := b.cluster.Client.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
+		return err == nil, client.IgnoreNotFound(err)
+	})
+}
+
+func (b *bench) deleteNamespace(ctx context.Context, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := b.cluster.Client.Delete(ctx, ns); err != nil {
+		return err
+	}
+	return poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
+		err := b.cluster.Client.Get(ctx, client.ObjectKeyFromObject(ns), ns)
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+}
+
+// parallel calls fn(0..n-1) from workers goroutines and returns the first
+// error.
+func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := fn(i); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(append(errs, ctx.Err())...)
+}
+
+// poll calls done every 200 ms until it reports true, returns an error, or
+// the deadline passes.
+func poll(ctx context.Context, deadline time.Time, done func() (bool, error)) error {
+	for {
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return errors.New("timed out")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

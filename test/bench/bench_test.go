@@ -1,0 +1,71 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/example/platform-operator/test/harness"
+)
+
+func TestMain(m *testing.M) {
+	harness.ReapIfAsked()
+	os.Exit(m.Run())
+}
+
+// TestBench_SmallRunKeepsTheInvariants runs the whole benchmark at a small
+// size and asserts what does not depend on the machine's speed: no writes
+// when idle or after a restart, one TaskRun per Job, every burst run
+// recorded, and convergence within twice the bare client's time.
+func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Tasks, cfg.BurstTasks, cfg.MemoryTasks, cfg.MemoryRuns = 100, 20, 100, 400
+	cfg.Idle = 45 * time.Second
+	res, err := run(t.Context(), cfg)
+	if res != nil {
+		var table strings.Builder
+		printTable(&table, res)
+		t.Log(table.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Convergence.Ratio; r <= 0 || r > 2 {
+		t.Errorf("convergence took %.2f times the bare client's time, want at most 2", r)
+	}
+	if got := res.Recording.Runs; got != cfg.BurstTasks {
+		t.Errorf("%d runs of the burst recorded, want %d", got, cfg.BurstTasks)
+	}
+	if len(res.Duplicates) > 0 {
+		t.Errorf("Jobs without exactly one TaskRun: %v", res.Duplicates)
+	}
+	objects := float64(cfg.MemoryTasks + cfg.MemoryRuns)
+	if res.Idle.Reconciles < objects {
+		t.Errorf("only %v reconciles while idle: no full resync happened (want at least %v)", res.Idle.Reconciles, objects)
+	}
+	if res.Idle.Writes != 0 {
+		t.Errorf("the manager made %v writes while idle, want 0", res.Idle.Writes)
+	}
+	if res.ColdStart.Writes != 0 {
+		t.Errorf("the manager made %v writes after a restart, want 0", res.ColdStart.Writes)
+	}
+}

@@ -1,0 +1,152 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// sample is one scrape of a manager's /metrics, reduced to what the
+// benchmark reads.
+type sample struct {
+	// writes counts the manager's POST, PUT, PATCH and DELETE requests to the
+	// API server (client-go's rest_client_requests_total).
+	writes float64
+	// reconciles counts finished reconciles of every controller.
+	reconciles float64
+	// depth is the sum of the controllers' work queue depths.
+	depth float64
+	// heapInuse is the Go heap in use, in bytes.
+	heapInuse float64
+}
+
+// scrape reads the manager's metrics; the benchmark runs it with
+// --metrics-secure=false, so plain HTTP on loopback.
+func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
+	url := fmt.Sprintf("http://%s:%d/metrics", localwebhook.Host, m.MetricsPort)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return sample{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return sample{}, fmt.Errorf("scrape %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return sample{}, fmt.Errorf("parse metrics of %s: %w", url, err)
+	}
+	var s sample
+	for _, m := range families["rest_client_requests_total"].GetMetric() {
+		switch label(m, "method") {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			s.writes += m.GetCounter().GetValue()
+		}
+	}
+	s.reconciles = sum(families["controller_runtime_reconcile_total"])
+	s.depth = sum(families["workqueue_depth"])
+	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
+	return s, nil
+}
+
+// label returns the value of a metric's label.
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// sum adds up every series of a counter or gauge family.
+func sum(f *dto.MetricFamily) float64 {
+	var total float64
+	for _, m := range f.GetMetric() {
+		total += m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
+	}
+	return total
+}
+
+// quiesce waits until the manager has nothing queued and has made no write
+// for the given quiet time, and returns the sample it ended on.
+func quiesce(ctx context.Context, m *harness.Manager, quiet, timeout time.Duration) (sample, error) {
+	deadline := time.Now().Add(timeout)
+	last, err := scrape(ctx, m)
+	if err != nil {
+		return sample{}, err
+	}
+	since := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return sample{}, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		s, err := scrape(ctx, m)
+		if err != nil {
+			return sample{}, err
+		}
+		if s.writes != last.writes || s.depth > 0 || s.reconciles != last.reconciles {
+			since = time.Now()
+		}
+		last = s
+		if time.Since(since) >= quiet {
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			return s, fmt.Errorf("the manager was still busy after %s (queue depth %v)", timeout, s.depth)
+		}
+	}
+}
+
+// processMemory reads a process's resident set size and its peak, in bytes.
+func processMemory(pid int) (rss, peak float64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(fields[1], 64)
+		switch fields[0] {
+		case "VmRSS:":
+			rss = kb * 1024
+		case "VmHWM:":
+			peak = kb * 1024
+		}
+	}
+	return rss, peak, nil
+}

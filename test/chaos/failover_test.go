@@ -1,0 +1,104 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// TestFailover_FollowerTakesOverWithoutDuplicates runs two managers with
+// leader election, as the default install does, and takes the leader away
+// twice while runs are in flight: with SIGKILL the follower must lead within
+// the Lease duration (15 s; 20 s allowed), with SIGTERM (a rolling update)
+// within 2 s, since the leader releases the Lease on its way out. No run is
+// recorded twice or lost.
+func TestFailover_FollowerTakesOverWithoutDuplicates(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := harness.Namespace(t, cluster)
+	obs, err := harness.StartObserver(ctx, cluster.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	op := startOperator(t)
+	for range 2 {
+		_, err := op.StartReplica(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	names := createTasks(t, ns, size(20, 5), 20*time.Second)
+	manual := 0
+	runNow := func() {
+		createManualRun(t, ns, fmt.Sprintf("manual-%03d", manual), names[manual%len(names)])
+		manual++
+	}
+
+	handOver := func(sig syscall.Signal, within time.Duration) {
+		t.Helper()
+		// Runs in flight: a manual run that has started.
+		runNow()
+		g.Eventually(func() int { return runningRuns(t, ns) }).WithTimeout(time.Minute).Should(BeNumerically(">", 0))
+		var leader *harness.Manager
+		g.Eventually(func() *harness.Manager { leader = op.Leader(); return leader }).WithTimeout(30 * time.Second).ShouldNot(BeNil())
+		// A replacement follower first, as a Deployment keeps two replicas.
+		if len(op.Live()) < 2 {
+			_, err := op.StartReplica(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+		start := time.Now()
+		leader.Kill(sig)
+		var took time.Duration
+		g.Eventually(func() bool {
+			took = time.Since(start)
+			return op.Leader() != nil
+		}).WithTimeout(30 * time.Second).WithPolling(20 * time.Millisecond).Should(BeTrue())
+		t.Logf("after %v of the leader %s, %s leads after %s", sig, leader.Name, op.Leader().Name, took.Round(time.Millisecond))
+		g.Expect(took).To(BeNumerically("<=", within), "hand-over after %v", sig)
+		// A run asked for after the hand-over is served by the new leader.
+		runNow()
+	}
+	handOver(syscall.SIGKILL, 20*time.Second)
+	handOver(syscall.SIGTERM, 2*time.Second)
+
+	suspendAll(t, ns, names)
+	g.Eventually(func() error { return runsMatchJobs(ctx, ns, true) }).
+		WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	g.Expect(obs.JobsWithoutOneRun(ns)).To(BeEmpty())
+	deleteTasks(t, ns)
+}
+
+// runningRuns counts the namespace's TaskRuns in phase Running.
+func runningRuns(t *testing.T, ns string) int {
+	var runs platformv1.TaskRunList
+	if err := cluster.Client.List(t.Context(), &runs); err != nil {
+		return 0
+	}
+	n := 0
+	for _, tr := range runs.Items {
+		if tr.Namespace == ns && tr.Status.Phase == platformv1.TaskRunRunning {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,217 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package harness runs the project against a whole simulated cluster: a kwok
+// cluster from hack/kwok/cluster.sh (real kube-apiserver, etcd,
+// kube-controller-manager and scheduler; kwok plays the kubelet) and the
+// operator as manager processes built from ./cmd. The e2e tests, the fault
+// tests and the benchmark all stand on it, so they run on the same kind of
+// cluster a developer gets from `make run`.
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/platform-operator/internal/testutil/testenv"
+)
+
+const (
+	// clusterScript is the script, relative to the repository root, that
+	// creates and deletes kwok clusters.
+	clusterScript = "hack/kwok/cluster.sh"
+
+	// scriptTimeout bounds one call of the cluster script. Creating a cluster
+	// takes a few seconds; kwokctl's own --timeout is 5m.
+	scriptTimeout = 6 * time.Minute
+)
+
+// Cluster is a kwok cluster managed through the cluster script.
+type Cluster struct {
+	// Name is the kwok cluster's name; Repo the repository root.
+	Name, Repo string
+	// Kubeconfig is the path of the cluster's admin kubeconfig.
+	Kubeconfig string
+	// Config and Client reach the cluster as its admin (no cache).
+	Config *rest.Config
+	Client client.Client
+	// ScriptEnv is added to the cluster script's environment, e.g.
+	// PLATFORM_KWOK_NODES.
+	ScriptEnv []string
+}
+
+// NewCluster returns the cluster called name, not yet created, for the
+// repository that holds the calling test or program.
+func NewCluster(name string) (*Cluster, error) {
+	repo, err := testenv.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{Name: name, Repo: repo}, nil
+}
+
+// Up creates the cluster, connects a client to it and installs the CRDs.
+func (c *Cluster) Up(ctx context.Context) error {
+	Logf("creating kwok cluster %s", c.Name)
+	start := time.Now()
+	out, err := c.script(ctx, "up", c.Name)
+	if err != nil {
+		return fmt.Errorf("creating kwok cluster %s with %s (see its output above): %w", c.Name, clusterScript, err)
+	}
+	c.Kubeconfig = strings.TrimSpace(out)
+	Logf("cluster %s is ready after %s; kubeconfig: %s", c.Name, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
+
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig %s: %w", c.Kubeconfig, err)
+	}
+	// The tests' own client must not be what limits them.
+	cfg.QPS, cfg.Burst = 500, 1000
+	c.Client, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		return fmt.Errorf("creating client for cluster %s: %w", c.Name, err)
+	}
+	c.Config = cfg
+	crds := filepath.Join(c.Repo, "config", "crd", "bases")
+	if err := c.Kubectl(ctx, nil, "apply", "--server-side", "-f", crds); err != nil {
+		return fmt.Errorf("installing CRDs into cluster %s: %w", c.Name, err)
+	}
+	return c.Kubectl(ctx, nil, "wait", "--for", "condition=Established", "--timeout", "60s", "-f", crds)
+}
+
+// Down deletes the cluster. It uses a fresh context: it must run even after a
+// signal or a failed setup.
+func (c *Cluster) Down() error {
+	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
+	defer cancel()
+	_, err := c.script(ctx, "down", c.Name)
+	return err
+}
+
+// RestartAPIServer stops the cluster's kube-apiserver and starts it again,
+// returning once it serves. It returns how long the API server was down.
+func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
+	pidFile := filepath.Join(filepath.Dir(c.Kubeconfig), "pids", "kube-apiserver.pid")
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return 0, fmt.Errorf("reading the API server's pid: %w", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0, fmt.Errorf("pid file %s: %w", pidFile, err)
+	}
+	stopped := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return 0, fmt.Errorf("stopping kube-apiserver (pid %d): %w", pid, err)
+	}
+	for syscall.Kill(pid, 0) == nil {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	Logf("kube-apiserver of cluster %s stopped", c.Name)
+	// `up` on an existing cluster starts the components that are not running
+	// and waits until the API server serves.
+	if _, err := c.script(ctx, "up", c.Name); err != nil {
+		return 0, fmt.Errorf("starting kube-apiserver again: %w", err)
+	}
+	down := time.Since(stopped)
+	Logf("kube-apiserver of cluster %s serves again after %s", c.Name, down.Round(time.Millisecond))
+	return down, nil
+}
+
+// Kubectl runs bin/kubectl against the cluster as its admin, with stdin when
+// given.
+func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) error {
+	_, err := c.KubectlOutput(ctx, stdin, args...)
+	return err
+}
+
+// KubectlOutput is Kubectl returning what kubectl printed on stdout.
+func (c *Cluster) KubectlOutput(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, c.Bin("kubectl"), append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("kubectl %s: %w\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+	}
+	return out, nil
+}
+
+// Bin returns the path of a tool that `make tools` built.
+func (c *Cluster) Bin(name string) string {
+	return filepath.Join(c.Repo, "bin", name)
+}
+
+// script runs the cluster script with args and returns its stdout; its
+// stderr (progress and kwokctl logs) goes to this process's stderr.
+func (c *Cluster) script(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, scriptTimeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(c.Repo, clusterScript)}, args...)...)
+	// kwokctl's info logs are one JSON line per step; warnings and errors are
+	// enough here.
+	cmd.Env = append(append(os.Environ(), "PLATFORM_KWOK_LOG_LEVEL=warn"), c.ScriptEnv...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = os.Stderr
+	// A process group of its own keeps a terminal's Ctrl-C away from the
+	// script and kwokctl, so that this process decides how they stop: on
+	// cancellation the whole group gets SIGTERM, which kwokctl handles by
+	// cleaning up, instead of the script dying and leaving kwokctl running.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	}
+	cmd.WaitDelay = 30 * time.Second
+
+	err := cmd.Run()
+	return stdout.String(), err
+}
+
+// Logf logs outside of any test, with one prefix for the test or benchmark
+// process and its reaper.
+func Logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "harness: "+format+"\n", args...)
+}
+
+// tail returns the end of a log file, for error messages.
+func tail(path string) string {
+	data, _ := os.ReadFile(path)
+	if len(data) > 4000 {
+		data = data[len(data)-4000:]
+	}
+	return string(data)
+}

@@ -1,0 +1,65 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// invalidNameChars matches what may not appear in a namespace name.
+var invalidNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// Namespace creates a namespace named after t, waits until pods can be
+// created in it, and deletes it when t ends.
+func Namespace(t *testing.T, c *Cluster) string {
+	t.Helper()
+	ctx := t.Context()
+
+	prefix := strings.Trim(invalidNameChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	prefix = strings.TrimRight(prefix[:min(len(prefix), 50)], "-")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := c.Client.Create(ctx, ns); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	t.Logf("using namespace %s in cluster %s", ns.Name, c.Name)
+	t.Cleanup(func() {
+		// t.Context() is already cancelled when cleanups run.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := client.IgnoreNotFound(c.Client.Delete(ctx, ns)); err != nil {
+			t.Errorf("deleting namespace %s: %v", ns.Name, err)
+		}
+	})
+
+	// The ServiceAccount admission plugin rejects pods until the controller
+	// manager has created the namespace's default ServiceAccount, and a Job
+	// whose pod was rejected retries only after a back-off.
+	NewWithT(t).Eventually(ctx, func() error {
+		key := client.ObjectKey{Namespace: ns.Name, Name: "default"}
+		return c.Client.Get(ctx, key, &corev1.ServiceAccount{})
+	}).WithTimeout(30*time.Second).Should(Succeed(), "default ServiceAccount in namespace %s", ns.Name)
+	return ns.Name
+}
