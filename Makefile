@@ -71,10 +71,12 @@ verify: manifests generate ## Fail when generated code or manifests are stale, c
 ##@ Test
 
 .PHONY: test
-test: tools ## Run every test layer: unit, integration (envtest) and e2e (kwok cluster).
+test: tools ## Run every test layer: unit, integration (envtest), e2e, a small benchmark and the short fault tests (kwok clusters).
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-integration
 	@$(MAKE) --no-print-directory test-e2e
+	@$(MAKE) --no-print-directory test-bench
+	@$(MAKE) --no-print-directory test-chaos CHAOS_FLAGS=-short
 
 .PHONY: test-unit
 test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
@@ -90,6 +92,24 @@ test-integration: tools ## Run the integration tests against envtest (real kube-
 test-e2e: tools ## Run the e2e tests on a throwaway kwok cluster (real controller-manager and scheduler).
 	@echo "=== layer: e2e (kwok cluster, --runtime binary)"
 	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -parallel 16 $(GOTEST_FLAGS) ./test/e2e/...
+
+.PHONY: test-bench
+test-bench: tools ## Run the benchmark at a small size (N=100) and assert what does not depend on the machine's speed.
+	@echo "=== layer: small benchmark (kwok cluster)"
+	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m $(GOTEST_FLAGS) ./test/bench/...
+
+# Flags for the fault tests; `make test` passes -short for the smaller size.
+CHAOS_FLAGS ?=
+
+.PHONY: test-chaos
+test-chaos: tools ## Run the fault tests at full size: SIGKILLed managers, leader failover, API server restart (kwok cluster).
+	@echo "=== layer: fault tests $(CHAOS_FLAGS) (kwok cluster)"
+	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 40m $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
+
+.PHONY: bench
+bench: tools ## Measure convergence, run recording, memory, idle writes and cold start on a kwok cluster; figures in bench/results/.
+	go build -o "$(LOCALBIN)/bench" ./test/bench
+	"$(LOCALBIN)/bench"
 
 # go test fuzzes one target per run, so this finds every `func FuzzXxx` in the
 # test files go list reports (build tags and module boundaries respected) and

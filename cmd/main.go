@@ -231,7 +231,7 @@ func main() {
 			case <-ctx.Done():
 				return
 			}
-			if err := webhookv1.Setup(ctx, mgr); err != nil {
+			if err := webhookv1.Setup(mgr); err != nil {
 				setupLog.Error(err, "Failed to set up webhooks")
 				os.Exit(1)
 			}

@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
-	c, teardown, err := harness.StartCluster(context.Background(), fmt.Sprintf("chaos-%08x", rand.Uint32()), "PLATFORM_KWOK_NODES=4")
+	c, teardown, err := harness.StartCluster(context.Background(), fmt.Sprintf("chaos-%08x", rand.Uint32()), harness.ClusterOptions{Nodes: 4})
 	if err != nil {
 		harness.Logf("%v", err)
 		return 1

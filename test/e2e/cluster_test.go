@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 // deferred calls run before os.Exit.
 func runSuite(m *testing.M) int {
 	ctx := context.Background()
-	c, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("e2e-%08x", rand.Uint32()))
+	c, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("e2e-%08x", rand.Uint32()), harness.ClusterOptions{})
 	if err != nil {
 		harness.Logf("%v", err)
 		return 1

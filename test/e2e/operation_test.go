@@ -30,14 +30,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -90,67 +88,6 @@ func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 			t.Errorf("operator may %v; it must not", no)
 		}
 	}
-}
-
-// Not parallel: it kills the leader, and Go runs the parallel tests only
-// after it is done, so none of them waits out a Lease.
-func TestLeaderElection_FollowerTakesOverWhenTheLeaderIsKilled(t *testing.T) {
-	g := NewWithT(t)
-	ctx := t.Context()
-	ns := newNamespace(t)
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "steady", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
-	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "before", "steady"))).To(Succeed())
-	waitSucceeded := func(name string, within time.Duration) {
-		g.Eventually(func(g Gomega) {
-			tr := &platformv1.TaskRun{}
-			g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
-			g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
-		}).WithTimeout(within).WithPolling(200 * time.Millisecond).Should(Succeed())
-	}
-	waitSucceeded("before", 30*time.Second)
-
-	var leader *harness.Manager
-	g.Eventually(func() *harness.Manager {
-		for _, p := range operator.Live() {
-			if p.IsLeader() {
-				leader = p
-			}
-		}
-		return leader
-	}).WithTimeout(30 * time.Second).ShouldNot(BeNil())
-	leader.Kill(syscall.SIGKILL)
-	killed := time.Now()
-	t.Logf("killed the leader %s", leader.Name)
-
-	// A replacement joins, as the Deployment would start one.
-	_, err := operator.StartReplica(ctx)
-	g.Expect(err).NotTo(HaveOccurred())
-
-	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "after", "steady"))).To(Succeed())
-	waitSucceeded("after", 45*time.Second)
-	t.Logf("a run asked for after the kill succeeded %s after it", time.Since(killed).Round(time.Second))
-	var newLeader bool
-	for _, p := range operator.Live() {
-		newLeader = newLeader || p.IsLeader()
-	}
-	g.Expect(newLeader).To(BeTrue(), "a surviving replica leads")
-
-	// Exactly one TaskRun per Job, and every TaskRun's Job exists.
-	g.Consistently(func(g Gomega) {
-		var jobs batchv1.JobList
-		g.Expect(cluster.Client.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
-		runs := runsOf(g, ctx, ns)
-		g.Expect(runs).To(HaveLen(2))
-		g.Expect(jobs.Items).To(HaveLen(2))
-		byUID := map[string]int{}
-		for _, tr := range runs {
-			g.Expect(tr.Spec.JobRef).NotTo(BeNil())
-			byUID[string(tr.Spec.JobRef.UID)]++
-		}
-		for _, j := range jobs.Items {
-			g.Expect(byUID[string(j.UID)]).To(Equal(1), "Job %s has exactly one TaskRun", j.Name)
-		}
-	}).WithTimeout(5 * time.Second).Should(Succeed())
 }
 
 func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.T) {

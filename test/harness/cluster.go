@@ -60,9 +60,18 @@ type Cluster struct {
 	// Config and Client reach the cluster as its admin (no cache).
 	Config *rest.Config
 	Client client.Client
-	// ScriptEnv is added to the cluster script's environment, e.g.
-	// PLATFORM_KWOK_NODES.
-	ScriptEnv []string
+	// Options say how the cluster is created.
+	Options ClusterOptions
+}
+
+// ClusterOptions say how a cluster is created.
+type ClusterOptions struct {
+	// Nodes is the number of fake nodes; the cluster script's default (2)
+	// when zero.
+	Nodes int
+	// KwokctlArgs are extra `kwokctl create cluster` flags, such as
+	// --disable-qps-limits.
+	KwokctlArgs []string
 }
 
 // NewCluster returns the cluster called name, not yet created, for the
@@ -79,7 +88,7 @@ func NewCluster(name string) (*Cluster, error) {
 func (c *Cluster) Up(ctx context.Context) error {
 	Logf("creating kwok cluster %s", c.Name)
 	start := time.Now()
-	out, err := c.script(ctx, "up", c.Name)
+	out, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...)
 	if err != nil {
 		return fmt.Errorf("creating kwok cluster %s with %s (see its output above): %w", c.Name, clusterScript, err)
 	}
@@ -139,7 +148,7 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
 	Logf("kube-apiserver of cluster %s stopped", c.Name)
 	// `up` on an existing cluster starts the components that are not running
 	// and waits until the API server serves.
-	if _, err := c.script(ctx, "up", c.Name); err != nil {
+	if _, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...); err != nil {
 		return 0, fmt.Errorf("starting kube-apiserver again: %w", err)
 	}
 	down := time.Since(stopped)
@@ -183,7 +192,10 @@ func (c *Cluster) script(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(c.Repo, clusterScript)}, args...)...)
 	// kwokctl's info logs are one JSON line per step; warnings and errors are
 	// enough here.
-	cmd.Env = append(append(os.Environ(), "PLATFORM_KWOK_LOG_LEVEL=warn"), c.ScriptEnv...)
+	cmd.Env = append(os.Environ(), "PLATFORM_KWOK_LOG_LEVEL=warn")
+	if c.Options.Nodes > 0 {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("PLATFORM_KWOK_NODES=%d", c.Options.Nodes))
+	}
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = os.Stderr

@@ -65,12 +65,12 @@ func ReapIfAsked() {
 // calling process: by the returned function, on SIGINT or SIGTERM, and by a
 // reaper process when this one dies without deleting it (a panic, a test
 // timeout or SIGKILL skip deferred calls).
-func StartCluster(ctx context.Context, name string, scriptEnv ...string) (*Cluster, func(), error) {
+func StartCluster(ctx context.Context, name string, opts ClusterOptions) (*Cluster, func(), error) {
 	c, err := NewCluster(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	c.ScriptEnv = scriptEnv
+	c.Options = opts
 	reaper, err := startReaper(name)
 	if err != nil {
 		return nil, nil, err

@@ -134,7 +134,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := webhookv1.Setup(ctx, mgr); err != nil {
+	if err := webhookv1.Setup(mgr); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: webhooks:", err)
 		cancel()
 		return 1

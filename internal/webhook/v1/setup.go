@@ -19,29 +19,32 @@ package v1
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Setup registers every v1 webhook. It first asks the API server who the
-// manager is (a SelfSubjectReview), so the TaskRun webhook can tell the
-// operator's own requests from its users', in a cluster or out of one.
-func Setup(ctx context.Context, mgr ctrl.Manager) error {
+// Setup registers every v1 webhook. The TaskRun webhook tells the operator's
+// own requests from its users' by the manager's user name, which it asks the
+// API server for (a SelfSubjectReview) on the first TaskRun it admits: in a
+// cluster or out of one, and without a request at start-up.
+func Setup(mgr ctrl.Manager) error {
 	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
 	}
-	user, err := WhoAmI(ctx, c)
-	if err != nil {
-		return err
-	}
-	ctrl.LoggerFrom(ctx).Info("Operator identity for admission", "user", user)
 	if err := SetupScheduleTaskWebhook(mgr); err != nil {
 		return fmt.Errorf("set up ScheduleTask webhook: %w", err)
 	}
-	if err := SetupTaskRunWebhook(mgr, user); err != nil {
+	if err := SetupTaskRunWebhook(mgr, onceOK(func(ctx context.Context) (string, error) {
+		user, err := WhoAmI(ctx, c)
+		if err == nil {
+			ctrl.LoggerFrom(ctx).Info("Operator identity for admission", "user", user)
+		}
+		return user, err
+	})); err != nil {
 		return fmt.Errorf("set up TaskRun webhook: %w", err)
 	}
 	return nil
@@ -54,4 +57,25 @@ func WhoAmI(ctx context.Context, c client.Client) (string, error) {
 		return "", fmt.Errorf("ask the API server who the operator is (SelfSubjectReview): %w", err)
 	}
 	return review.Status.UserInfo.Username, nil
+}
+
+// onceOK returns a function that calls fn until it first succeeds, and from
+// then on returns that result without calling it again.
+func onceOK(fn func(context.Context) (string, error)) func(context.Context) (string, error) {
+	var mu sync.Mutex
+	var value string
+	var done bool
+	return func(ctx context.Context) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done {
+			return value, nil
+		}
+		v, err := fn(ctx)
+		if err != nil {
+			return "", err
+		}
+		value, done = v, true
+		return value, nil
+	}
 }

@@ -39,8 +39,8 @@ type TaskRunWebhook struct {
 	// Reader looks up the named ScheduleTask, past the cache: a task created a
 	// moment ago must be found.
 	Reader client.Reader
-	// OperatorUser is the user name the operator authenticates as.
-	OperatorUser string
+	// OperatorUser returns the user name the operator authenticates as.
+	OperatorUser func(context.Context) (string, error)
 }
 
 var (
@@ -131,11 +131,15 @@ func (w *TaskRunWebhook) byOperator(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return w.OperatorUser != "" && req.UserInfo.Username == w.OperatorUser, nil
+	operator, err := w.OperatorUser(ctx)
+	if err != nil {
+		return false, err
+	}
+	return operator != "" && req.UserInfo.Username == operator, nil
 }
 
 // SetupTaskRunWebhook registers the TaskRun webhooks with the manager.
-func SetupTaskRunWebhook(mgr ctrl.Manager, operatorUser string) error {
+func SetupTaskRunWebhook(mgr ctrl.Manager, operatorUser func(context.Context) (string, error)) error {
 	w := &TaskRunWebhook{Reader: mgr.GetAPIReader(), OperatorUser: operatorUser}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.TaskRun{}).
 		WithValidator(w).
