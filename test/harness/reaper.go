@@ -25,6 +25,10 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"go.uber.org/zap/zapcore"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 const (
@@ -66,6 +70,9 @@ func ReapIfAsked() {
 // reaper process when this one dies without deleting it (a panic, a test
 // timeout or SIGKILL skip deferred calls).
 func StartCluster(ctx context.Context, name string, opts ClusterOptions) (*Cluster, func(), error) {
+	// The harness's own clients and informers log through controller-runtime;
+	// their errors are worth seeing, their chatter is not.
+	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	c, err := NewCluster(name)
 	if err != nil {
 		return nil, nil, err
