@@ -122,8 +122,10 @@ func (c *Cluster) Down() error {
 	return err
 }
 
-// RestartAPIServer stops the cluster's kube-apiserver and starts it again,
-// returning once it serves. It returns how long the API server was down.
+// RestartAPIServer kills the cluster's kube-apiserver (SIGKILL, as a crash or
+// a lost control-plane node would: a graceful stop waits up to a minute for
+// open requests) and starts it again, returning once it serves. It returns
+// how long the API server was away.
 func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
 	pidFile := filepath.Join(filepath.Dir(c.Kubeconfig), "pids", "kube-apiserver.pid")
 	data, err := os.ReadFile(pidFile)
@@ -135,7 +137,7 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
 		return 0, fmt.Errorf("pid file %s: %w", pidFile, err)
 	}
 	stopped := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return 0, fmt.Errorf("stopping kube-apiserver (pid %d): %w", pid, err)
 	}
 	for syscall.Kill(pid, 0) == nil {
@@ -145,7 +147,7 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	Logf("kube-apiserver of cluster %s stopped", c.Name)
+	Logf("kube-apiserver of cluster %s stopped after %s", c.Name, time.Since(stopped).Round(time.Millisecond))
 	// `up` on an existing cluster starts the components that are not running
 	// and waits until the API server serves.
 	if _, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...); err != nil {
@@ -216,7 +218,7 @@ func (c *Cluster) script(ctx context.Context, args ...string) (string, error) {
 // Logf logs outside of any test, with one prefix for the test or benchmark
 // process and its reaper.
 func Logf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "harness: "+format+"\n", args...)
+	fmt.Fprintf(os.Stderr, "harness: %s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
 }
 
 // tail returns the end of a log file, for error messages.
