@@ -83,6 +83,7 @@ type options struct {
 	leaseDuration           time.Duration
 	renewDeadline           time.Duration
 	retryPeriod             time.Duration
+	pprofAddr               string
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -122,6 +123,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Requests the manager may send to the API server in a burst above --kube-api-qps.")
 	fs.DurationVar(&o.syncPeriod, "sync-period", 10*time.Hour,
 		"How often every object is reconciled again even when nothing changed; a safety net, not a schedule.")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
+		"The address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:8082; 0 disables them.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 }
@@ -181,6 +184,7 @@ func main() {
 		Metrics:                 metricsOpts,
 		WebhookServer:           webhookServer,
 		HealthProbeBindAddress:  o.probeAddr,
+		PprofBindAddress:        o.pprofAddr,
 		LeaderElection:          o.enableLeaderElection,
 		LeaderElectionID:        "platform-operator.platform.example.com",
 		LeaderElectionNamespace: o.leaderElectionNamespace,

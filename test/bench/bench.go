@@ -147,6 +147,9 @@ type results struct {
 	} `json:"coldStart"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	Duplicates []string `json:"runsNotOnePerJob"`
+	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
+	// saved beside the JSON.
+	HeapProfile []byte `json:"-"`
 }
 
 // bench is one benchmark run in progress.
@@ -159,6 +162,8 @@ type bench struct {
 	// client has the manager's client settings.
 	client client.Client
 	res    *results
+	// pprofPort serves the manager's /debug/pprof/.
+	pprofPort int
 }
 
 // run measures the five figures on a new kwok cluster.
@@ -195,7 +200,7 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		return nil, err
 	}
 	defer b.operator.Stop()
-	if b.manager, err = b.operator.StartReplica(ctx); err != nil {
+	if err := b.startManager(ctx); err != nil {
 		return nil, err
 	}
 	steps := []struct {
@@ -233,6 +238,20 @@ func (b *bench) managerArgs() []string {
 		fmt.Sprintf("--scheduletask-max-concurrent-reconciles=%d", b.cfg.Workers),
 		fmt.Sprintf("--taskrun-max-concurrent-reconciles=%d", b.cfg.Workers),
 	}
+}
+
+// startManager starts a manager process with pprof on a port of its own.
+func (b *bench) startManager(ctx context.Context) error {
+	port, err := harness.FreePort()
+	if err != nil {
+		return err
+	}
+	m, err := b.operator.StartReplica(ctx, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", port))
+	if err != nil {
+		return err
+	}
+	b.manager, b.pprofPort = m, port
+	return nil
 }
 
 // task returns the i-th benchmark task of a namespace.
@@ -445,6 +464,9 @@ func (b *bench) memory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if b.res.HeapProfile, err = get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", b.pprofPort)); err != nil {
+		return err
+	}
 	m := &b.res.Memory
 	m.Tasks, m.Runs = b.cfg.MemoryTasks, b.cfg.MemoryRuns
 	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = rss/(1<<20), peak/(1<<20), s.heapInuse/(1<<20)
@@ -515,17 +537,16 @@ func (b *bench) idle(ctx context.Context) error {
 // the writes of the full reconcile that follows.
 func (b *bench) coldStart(ctx context.Context) error {
 	b.manager.Kill(syscall.SIGTERM)
-	m, err := b.operator.StartReplica(ctx)
-	if err != nil {
+	if err := b.startManager(ctx); err != nil {
 		return err
 	}
+	m := b.manager
 	ready := time.Since(m.Started)
-	b.manager = m
 	// Every object is reconciled once after the start; wait for that and for
 	// the queue to drain.
 	want := float64(b.cfg.MemoryTasks + b.cfg.MemoryRuns)
 	var s sample
-	err = poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
+	err := poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
 		var err error
 		s, err = scrape(ctx, m)
 		return err == nil && s.reconciles >= want && s.depth == 0, err

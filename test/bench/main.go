@@ -192,8 +192,14 @@ func save(r *results) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, r.Started.Format("20060102T150405Z")+".json")
-	return path, os.WriteFile(path, append(data, '\n'), 0o644)
+	base := filepath.Join(dir, r.Started.Format("20060102T150405Z"))
+	if len(r.HeapProfile) > 0 {
+		// Read with: go tool pprof -sample_index=inuse_space <file>
+		if err := os.WriteFile(base+".heap.pb.gz", r.HeapProfile, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return base + ".json", os.WriteFile(base+".json", append(data, '\n'), 0o644)
 }
 
 // machine describes where the figures were measured.

@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -76,6 +77,23 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
 	return s, nil
+}
+
+// get returns the body of a GET of url.
+func get(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
 }
 
 // label returns the value of a metric's label.
