@@ -89,15 +89,33 @@ func CacheOptions() cache.Options {
 // metadata.managedFields.
 var stripManagedFields = cache.TransformStripManagedFields()
 
-// stripJob keeps a Job's metadata, status and run settings but not its pod
-// template, the bulk of the object: the reconcilers read a Job's status and
-// labels, and build new Jobs from the CronJob's template, never from another
-// Job's. Nothing updates a Job, so the cached copy is never written back.
+// stripJob keeps of a Job what the reconcilers read: its name, UID, owner,
+// creation time, task label, the annotations that tie it to a schedule or a
+// manual run, and its status. Its spec (the pod template above all) and the
+// labels and annotations Kubernetes adds are most of the object, and nothing
+// reads them: new Jobs are built from the CronJob, never from another Job.
+// Nothing updates a Job, so the cached copy is never written back.
 func stripJob(obj any) (any, error) {
 	if job, ok := obj.(*batchv1.Job); ok {
-		job.Spec.Template = corev1.PodTemplateSpec{}
+		job.Spec = batchv1.JobSpec{}
+		job.Labels = keep(job.Labels, platformv1.ScheduleTaskLabel)
+		job.Annotations = keep(job.Annotations, batchv1.CronJobScheduledTimestampAnnotation, scheduletask.TaskRunUIDAnnotation)
 	}
 	return stripManagedFields(obj)
+}
+
+// keep returns the entries of m with the given keys, nil when none.
+func keep(m map[string]string, keys ...string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			if out == nil {
+				out = make(map[string]string, len(keys))
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // stripPod keeps a pod's metadata and status, which tell how a run's attempt

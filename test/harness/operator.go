@@ -166,6 +166,9 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	flags = append(append(flags, d.args...), args...)
 	p.cmd = exec.Command(d.binary, flags...)
 	p.cmd.Env = append(os.Environ(), "POD_NAMESPACE="+OperatorNamespace)
+	// A replica dies with the process that started it, even one killed
+	// without a chance to call Stop, as its pod would with its node.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	p.Started = time.Now()
 	if err := p.cmd.Start(); err != nil {

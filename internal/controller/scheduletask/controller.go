@@ -48,6 +48,11 @@ import (
 // link a user's manual TaskRun has to its task before the operator adopts it.
 const taskRunTaskNameField = "spec.scheduleTaskName"
 
+// jobTaskField indexes Jobs by their task label. A label selector on a
+// cached List is a scan of every Job in the namespace; the index makes
+// finding one task's Jobs cost the same with thousands of tasks.
+const jobTaskField = "metadata.labels." + platformv1.ScheduleTaskLabel
+
 // Finalizer lets the operator cancel a task's active runs before garbage
 // collection removes them.
 const Finalizer = "platform.example.com/cancel-runs"
@@ -127,6 +132,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, taskRunTaskNameField,
 		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
 		return fmt.Errorf("index TaskRuns by task: %w", err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobTaskField,
+		func(obj client.Object) []string {
+			if task, ok := obj.GetLabels()[platformv1.ScheduleTaskLabel]; ok {
+				return []string{task}
+			}
+			return nil
+		}); err != nil {
+		return fmt.Errorf("index Jobs by task: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.ScheduleTask{}).

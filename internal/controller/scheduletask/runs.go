@@ -115,7 +115,7 @@ func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask
 	}
 	var jobs batchv1.JobList
 	if err := r.List(ctx, &jobs, client.InNamespace(task.Namespace),
-		client.MatchingLabels{platformv1.ScheduleTaskLabel: task.Name}); err != nil {
+		client.MatchingFields{jobTaskField: task.Name}); err != nil {
 		return nil, fmt.Errorf("list Jobs: %w", err)
 	}
 	rs := &runSet{nextNumber: task.Status.TriggerCount + 1}

@@ -46,6 +46,10 @@ import (
 // (and through its controller-uid label, a pod) to its one TaskRun.
 const jobUIDField = "spec.jobRef.uid"
 
+// podJobUIDField indexes pods by the UID of the Job that made them, so a
+// run's pods are found without scanning the namespace's pods.
+const podJobUIDField = "metadata.labels." + batchv1.ControllerUidLabel
+
 // Reconciler reconciles TaskRuns.
 type Reconciler struct {
 	client.Client
@@ -113,7 +117,7 @@ func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*obse
 
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(tr.Namespace),
-		client.MatchingLabels{batchv1.ControllerUidLabel: string(job.UID)}); err != nil {
+		client.MatchingFields{podJobUIDField: string(job.UID)}); err != nil {
 		return nil, fmt.Errorf("list pods of Job %s: %w", job.Name, err)
 	}
 	for i := range pods.Items {
@@ -181,6 +185,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 			return nil
 		}); err != nil {
 		return fmt.Errorf("index TaskRuns by Job UID: %w", err)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podJobUIDField,
+		func(obj client.Object) []string {
+			if uid, ok := obj.GetLabels()[batchv1.ControllerUidLabel]; ok {
+				return []string{uid}
+			}
+			return nil
+		}); err != nil {
+		return fmt.Errorf("index pods by Job UID: %w", err)
 	}
 	byJobUID := func(uidOf func(client.Object) string) handler.EventHandler {
 		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
