@@ -79,8 +79,9 @@ func CacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&batchv1.Job{}: {Label: ours, Transform: stripJob},
-			&corev1.Pod{}:  {Label: ours, Transform: stripPod},
+			&batchv1.Job{}:        {Label: ours, Transform: stripJob},
+			&corev1.Pod{}:         {Label: ours, Transform: stripPod},
+			&platformv1.TaskRun{}: {Transform: stripFinishedRun},
 		},
 	}
 }
@@ -116,6 +117,25 @@ func keep(m map[string]string, keys ...string) map[string]string {
 		}
 	}
 	return out
+}
+
+// stripFinishedRun slims a finished TaskRun, the bulk of what the manager
+// caches once runs pile up: a finished run is never written again, and the
+// reconcilers read of it only its identity, owner, run number, spec, phase,
+// reason and times (for the task's status, history and retention). Its
+// conditions, message and the rest of its status, and annotations such as
+// its trace context, are for people and stay on the API server.
+func stripFinishedRun(obj any) (any, error) {
+	if tr, ok := obj.(*platformv1.TaskRun); ok && tr.IsFinished() {
+		tr.Annotations = keep(tr.Annotations, scheduletask.RunNumberAnnotation)
+		tr.Status = platformv1.TaskRunStatus{
+			Phase:          tr.Status.Phase,
+			StartTime:      tr.Status.StartTime,
+			CompletionTime: tr.Status.CompletionTime,
+			Reason:         tr.Status.Reason,
+		}
+	}
+	return stripManagedFields(obj)
 }
 
 // stripPod keeps a pod's metadata and status, which tell how a run's attempt

@@ -179,7 +179,9 @@ func (c *taskCollector) Collect(ch chan<- prometheus.Metric) {
 	var list platformv1.ScheduleTaskList
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := c.reader.List(ctx, &list); err != nil {
+	// Read-only, so the cache's objects are shared rather than deep-copied:
+	// a scrape must not cost a copy of every task.
+	if err := c.reader.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return
 	}
