@@ -27,6 +27,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/platform-operator/test/harness"
 )
@@ -75,6 +77,10 @@ func TestCrash_KilledManagerNeverDuplicatesOrLosesARun(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 	}
 	wg.Wait()
+	// Every task fires on that minute, however late the CronJob controller
+	// is; only then do the tasks stop.
+	g.Eventually(func() (int, error) { return jobsScheduledAt(t, ns, next) }).
+		WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Equal(tasks))
 	suspendAll(t, ns, names)
 
 	g.Eventually(func() error { return runsMatchJobs(ctx, ns, true) }).
@@ -84,4 +90,20 @@ func TestCrash_KilledManagerNeverDuplicatesOrLosesARun(t *testing.T) {
 	t.Logf("%d runs recorded, %d finished", all, finished)
 	g.Expect(all).To(BeNumerically(">=", tasks+manual), "every task fired and every manual run started")
 	deleteTasks(t, ns)
+}
+
+// jobsScheduledAt counts the namespace's Jobs that the CronJob controller
+// made for the given time.
+func jobsScheduledAt(t *testing.T, ns string, at time.Time) (int, error) {
+	var jobs batchv1.JobList
+	if err := cluster.Client.List(t.Context(), &jobs, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, j := range jobs.Items {
+		if s, err := time.Parse(time.RFC3339, j.Annotations[batchv1.CronJobScheduledTimestampAnnotation]); err == nil && s.Equal(at) {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -22,6 +22,7 @@ package scheduletask
 import (
 	"context"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,6 +69,8 @@ type Reconciler struct {
 
 	// forgotten holds the Jobs whose runs retention deleted.
 	forgotten forgottenJobs
+	// writes tells a cached task that this manager's writes have replaced.
+	writes ownWrites
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks,verbs=get;list;watch;update;patch
@@ -92,12 +95,20 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !task.DeletionTimestamp.IsZero() {
+		r.writes.forget(task.UID)
 		return ctrl.Result{}, r.reconcileDelete(ctx, task)
 	}
+	if r.writes.stale(task.UID, task.ResourceVersion) {
+		// The event of our own newer write starts the next pass; the requeue
+		// is only a safety net.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
 	if controllerutil.AddFinalizer(task, Finalizer) {
+		before := task.ResourceVersion
 		if err := r.Update(ctx, task); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
+		r.writes.wrote(task.UID, before)
 	}
 	return r.reconcileNormal(ctx, task)
 }

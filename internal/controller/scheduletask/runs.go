@@ -233,9 +233,11 @@ func (r *Reconciler) requestRunNow(ctx context.Context, task *platformv1.Schedul
 	}
 	patch := client.MergeFrom(task.DeepCopy())
 	task.Annotations[runNowHandledAnnotation] = value
+	before := task.ResourceVersion
 	if err := r.Patch(ctx, task, patch); err != nil {
 		return fmt.Errorf("mark %s handled: %w", platformv1.RunNowAnnotation, err)
 	}
+	r.writes.wrote(task.UID, before)
 	return nil
 }
 

@@ -131,7 +131,9 @@ func setCondition(conds *[]metav1.Condition, c metav1.Condition, generation int6
 // writeStatus writes the rebuilt status if it differs from the stored one.
 // ObservedGeneration moves only when the whole pass succeeded. The write is an
 // Update, not a patch: its resourceVersion makes a pass that read a stale task
-// fail with a conflict and run again on fresh data.
+// fail with a conflict and run again on fresh data. Passes that would start
+// from a version this manager replaced itself are skipped (see ownWrites),
+// so conflicts come only from other writers.
 func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleTask, obs *observation, ok bool) error {
 	st := buildStatus(task, obs, r.Clock.Now())
 	if ok {
@@ -141,9 +143,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleT
 		return nil
 	}
 	task.Status = st
+	before := task.ResourceVersion
 	if err := r.Status().Update(ctx, task); err != nil {
 		return fmt.Errorf("update status: %w", err)
 	}
+	r.writes.wrote(task.UID, before)
 	return nil
 }
 
