@@ -117,9 +117,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many ScheduleTasks are reconciled at once.")
 	fs.IntVar(&o.taskRunWorkers, "taskrun-max-concurrent-reconciles", 4,
 		"How many TaskRuns are reconciled at once.")
-	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 50,
+	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 200,
 		"Requests per second the manager may send to the API server, on average (client-side rate limit).")
-	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 100,
+	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 400,
 		"Requests the manager may send to the API server in a burst above --kube-api-qps.")
 	fs.DurationVar(&o.syncPeriod, "sync-period", 10*time.Hour,
 		"How often every object is reconciled again even when nothing changed; a safety net, not a schedule.")

@@ -55,8 +55,8 @@ func defaultConfig() config {
 		MemoryTasks: 5000,
 		MemoryRuns:  20000,
 		Idle:        10 * time.Minute,
-		QPS:         50,
-		Burst:       100,
+		QPS:         200,
+		Burst:       400,
 		Workers:     4,
 		RunFor:      2 * time.Second,
 	}
