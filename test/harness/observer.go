@@ -139,13 +139,7 @@ func (o *Observer) onTask(obj any, deleted bool) {
 	if cond == nil || cond.Status != metav1.ConditionTrue || cond.ObservedGeneration != st.Generation {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	key := client.ObjectKeyFromObject(st)
-	if _, seen := o.readyST[key]; !seen {
-		o.readyST[key] = time.Now()
-		o.noteReady(key)
-	}
+	o.firstSeen(o.readyST, client.ObjectKeyFromObject(st))
 }
 
 func (o *Observer) onCronJob(obj any, deleted bool) {
@@ -153,13 +147,19 @@ func (o *Observer) onCronJob(obj any, deleted bool) {
 	if !ok || deleted {
 		return
 	}
+	o.firstSeen(o.cronJobs, client.ObjectKeyFromObject(cj))
+}
+
+// firstSeen notes when key first entered seen (the tasks seen Ready, or the
+// CronJobs seen), and marks the task ready once both have been seen.
+func (o *Observer) firstSeen(seen map[types.NamespacedName]time.Time, key types.NamespacedName) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	key := client.ObjectKeyFromObject(cj)
-	if _, seen := o.cronJobs[key]; !seen {
-		o.cronJobs[key] = time.Now()
-		o.noteReady(key)
+	if _, ok := seen[key]; ok {
+		return
 	}
+	seen[key] = time.Now()
+	o.noteReady(key)
 }
 
 // noteReady marks the task ready once both its CronJob and its Ready

@@ -145,12 +145,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		return fmt.Errorf("index TaskRuns by task: %w", err)
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobTaskField,
-		func(obj client.Object) []string {
-			if task, ok := obj.GetLabels()[platformv1.ScheduleTaskLabel]; ok {
-				return []string{task}
-			}
-			return nil
-		}); err != nil {
+		reconcileutil.LabelIndex(platformv1.ScheduleTaskLabel)); err != nil {
 		return fmt.Errorf("index Jobs by task: %w", err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).

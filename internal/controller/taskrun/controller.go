@@ -187,12 +187,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		return fmt.Errorf("index TaskRuns by Job UID: %w", err)
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podJobUIDField,
-		func(obj client.Object) []string {
-			if uid, ok := obj.GetLabels()[batchv1.ControllerUidLabel]; ok {
-				return []string{uid}
-			}
-			return nil
-		}); err != nil {
+		reconcileutil.LabelIndex(batchv1.ControllerUidLabel)); err != nil {
 		return fmt.Errorf("index pods by Job UID: %w", err)
 	}
 	byJobUID := func(uidOf func(client.Object) string) handler.EventHandler {
