@@ -44,6 +44,7 @@ go vet -tags e2e ./... || fail=1
 echo "verify: go.mod and go.sum are tidy"
 go mod tidy -diff || { echo "verify: FAIL: run 'go mod tidy'" >&2; fail=1; }
 (cd hack/tools && go mod tidy -diff) || { echo "verify: FAIL: run 'go mod tidy' in hack/tools" >&2; fail=1; }
+(cd hack/tools/prometheus && go mod tidy -diff) || { echo "verify: FAIL: run 'go mod tidy' in hack/tools/prometheus" >&2; fail=1; }
 
 if [ "$fail" -ne 0 ]; then
 	echo "verify: FAILED" >&2
