@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # verify.sh fails when the committed tree is not what the generators, gofmt,
-# go vet and go mod tidy would make of it. `make verify` regenerates code and
-# manifests first, so a stale generated file shows up here as a diff.
+# go vet and go mod tidy would make of it, or when golangci-lint complains.
+# `make verify` regenerates code and manifests first, so a stale generated
+# file shows up here as a diff.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,10 +42,14 @@ fi
 echo "verify: go vet (with the e2e build tag)"
 go vet -tags e2e ./... || fail=1
 
+echo "verify: golangci-lint (kube-api-linter on api/ included)"
+bin/golangci-lint run ./... || { echo "verify: FAIL: golangci-lint; 'make lint-fix' applies the fixes it suggests" >&2; fail=1; }
+
 echo "verify: go.mod and go.sum are tidy"
 go mod tidy -diff || { echo "verify: FAIL: run 'go mod tidy'" >&2; fail=1; }
 (cd hack/tools && go mod tidy -diff) || { echo "verify: FAIL: run 'go mod tidy' in hack/tools" >&2; fail=1; }
 (cd hack/tools/prometheus && go mod tidy -diff) || { echo "verify: FAIL: run 'go mod tidy' in hack/tools/prometheus" >&2; fail=1; }
+(cd hack/tools/lint && go mod tidy -diff) || { echo "verify: FAIL: run 'go mod tidy' in hack/tools/lint" >&2; fail=1; }
 
 if [ "$fail" -ne 0 ]; then
 	echo "verify: FAILED" >&2
