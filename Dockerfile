@@ -13,7 +13,8 @@ COPY go.sum go.sum
 # and so that source changes don't invalidate our downloaded layer
 RUN go mod download
 
-# Copy the Go source (relies on .dockerignore to filter)
+# Copy the Go sources: .dockerignore narrows the context to go.mod, go.sum and
+# the non-test Go files of cmd/, api/ and internal/, so bin/ and .git stay out.
 COPY . .
 
 # Build
