@@ -176,7 +176,11 @@ func main() {
 
 	restConfig := ctrl.GetConfigOrDie()
 	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
-	cacheOpts := controller.CacheOptions()
+	cacheOpts, err := controller.CacheOptions()
+	if err != nil {
+		setupLog.Error(err, "Unable to build the cache options")
+		os.Exit(1)
+	}
 	cacheOpts.SyncPeriod = &o.syncPeriod
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                  scheme,

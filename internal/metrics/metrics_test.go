@@ -26,12 +26,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
 // samples is the number of observations in one histogram series.
@@ -61,10 +57,21 @@ func TestInstrument_TimesEveryCallAndCountsErrorsByReason(t *testing.T) {
 		i++
 		return out.res, out.err
 	}))
+	var got []reconcile.Result
+	var errs []error
 	for range results {
-		_, _ = r.Reconcile(context.Background(), reconcile.Request{})
+		res, err := r.Reconcile(context.Background(), reconcile.Request{})
+		got = append(got, res)
+		errs = append(errs, err)
 	}
-	for result, want := range map[string]uint64{"success": 1, "requeue": 1, "error": 2} {
+	// The conflict is retried at once, without an error for the workqueue.
+	if got[2] != (reconcile.Result{RequeueAfter: conflictRetry}) || errs[2] != nil {
+		t.Errorf("conflict returned %v, %v; want a requeue in %s and no error", got[2], errs[2], conflictRetry)
+	}
+	if errs[3] == nil {
+		t.Errorf("a plain error was swallowed")
+	}
+	for result, want := range map[string]uint64{"success": 1, "requeue": 2, "error": 1} {
 		if got := samples(t, ReconcileDuration.WithLabelValues("instrument-test", result)); got != want {
 			t.Errorf("%s reconciles timed = %d, want %d", result, got, want)
 		}
@@ -76,45 +83,16 @@ func TestInstrument_TimesEveryCallAndCountsErrorsByReason(t *testing.T) {
 	}
 }
 
-func TestRunFinishedAndStarted_RecordResultDurationAndLag(t *testing.T) {
-	due := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	start := metav1.NewTime(due.Add(3 * time.Second))
-	end := metav1.NewTime(start.Add(42 * time.Second))
-	tr := &platformv1.TaskRun{
-		Spec:   platformv1.TaskRunSpec{ScheduledTime: &due},
-		Status: platformv1.TaskRunStatus{Phase: platformv1.TaskRunFailed, StartTime: &start, CompletionTime: &end},
-	}
-	failedBefore := testutil.ToFloat64(TaskRuns.WithLabelValues("Failed"))
-	durationsBefore, lagsBefore := samples(t, TaskRunDuration), samples(t, ScheduleLag)
-	RunStarted(tr)
-	RunFinished(tr)
-	if got := testutil.ToFloat64(TaskRuns.WithLabelValues("Failed")) - failedBefore; got != 1 {
-		t.Errorf("failed runs counted %v times, want once", got)
-	}
-	if samples(t, TaskRunDuration) != durationsBefore+1 || samples(t, ScheduleLag) != lagsBefore+1 {
-		t.Errorf("duration or lag not observed")
-	}
-}
-
-func TestTaskState_EachTaskInExactlyOneState(t *testing.T) {
-	ready := func(s metav1.ConditionStatus) []metav1.Condition {
-		return []metav1.Condition{{Type: platformv1.ConditionReady, Status: s}}
-	}
-	tests := []struct {
-		name string
-		st   platformv1.ScheduleTask
-		want string
-	}{
-		{"idle", platformv1.ScheduleTask{Status: platformv1.ScheduleTaskStatus{Conditions: ready("True")}}, StateIdle},
-		{"active", platformv1.ScheduleTask{Status: platformv1.ScheduleTaskStatus{Active: true}}, StateActive},
-		{"last run failed", platformv1.ScheduleTask{Status: platformv1.ScheduleTaskStatus{Active: true, LastResult: platformv1.RunFailed}}, StateFailing},
-		{"not ready", platformv1.ScheduleTask{Status: platformv1.ScheduleTaskStatus{Conditions: ready("False")}}, StateFailing},
-		{"suspended wins", platformv1.ScheduleTask{Spec: platformv1.ScheduleTaskSpec{Suspend: ptr.To(true)},
-			Status: platformv1.ScheduleTaskStatus{LastResult: platformv1.RunFailed}}, StateSuspended},
-	}
-	for _, tt := range tests {
-		if got := taskState(&tt.st); got != tt.want {
-			t.Errorf("%s: state %q, want %q", tt.name, got, tt.want)
+func TestInstrument_CreatesTheControllersSeriesAtZero(t *testing.T) {
+	Instrument("zero-test", reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		return reconcile.Result{}, nil
+	}))
+	for _, reason := range []string{ReasonConflict, ReasonUnknown} {
+		if n := testutil.CollectAndCount(ReconcileErrors, "platform_operator_reconcile_errors_total"); n < 2 {
+			t.Fatalf("%d error series, want the controller's %s series among them", n, reason)
+		}
+		if got := testutil.ToFloat64(ReconcileErrors.WithLabelValues("zero-test", reason)); got != 0 {
+			t.Errorf("%s errors = %v before any reconcile, want 0", reason, got)
 		}
 	}
 }

@@ -275,7 +275,7 @@ func (b *bench) baseline(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := b.client.Create(ctx, cj); err != nil {
+		if err := b.client.Apply(ctx, cj, client.FieldOwner(scheduletask.FieldManager), client.ForceOwnership); err != nil {
 			return err
 		}
 		now := metav1.Now()
@@ -283,7 +283,7 @@ func (b *bench) baseline(ctx context.Context) error {
 		st.Status.NextScheduleTime = &now
 		meta.SetStatusCondition(&st.Status.Conditions, metav1.Condition{
 			Type: platformv1.ConditionReady, Status: metav1.ConditionTrue, Reason: platformv1.ReasonCronJobReady,
-			Message: "CronJob " + cj.Name + " is ready", ObservedGeneration: st.Generation,
+			Message: "CronJob " + st.Name + " is ready", ObservedGeneration: st.Generation,
 		})
 		return b.client.Status().Update(ctx, st)
 	})
@@ -483,7 +483,7 @@ func recordedRun(cj *batchv1.CronJob, job *batchv1.Job, number int64) *platformv
 			Namespace:       job.Namespace,
 			Name:            job.Name,
 			Labels:          map[string]string{platformv1.ScheduleTaskLabel: owner.Name},
-			Annotations:     map[string]string{scheduletask.RunNumberAnnotation: strconv.FormatInt(number, 10)},
+			Annotations:     map[string]string{platformv1.RunNumberAnnotation: strconv.FormatInt(number, 10)},
 			OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: platformv1.TaskRunSpec{

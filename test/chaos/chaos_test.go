@@ -44,6 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/test/harness"
 )
@@ -177,16 +178,11 @@ func runsMatchJobs(ctx context.Context, ns string, finished bool) error {
 
 // phaseOf is the phase a finished Job's run must have, or "" while it runs.
 func phaseOf(job *batchv1.Job) platformv1.TaskRunPhase {
-	for _, c := range job.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
-			return platformv1.TaskRunSucceeded
-		case batchv1.JobFailed:
-			return platformv1.TaskRunFailed
-		}
+	switch finished, succeeded := jobutil.Finished(job); {
+	case succeeded:
+		return platformv1.TaskRunSucceeded
+	case finished:
+		return platformv1.TaskRunFailed
 	}
 	return ""
 }

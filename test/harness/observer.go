@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 )
 
@@ -189,12 +190,8 @@ func (o *Observer) onJob(obj any, deleted bool) {
 		o.jobs[job.UID] = n
 	}
 	n.Deleted = n.Deleted || deleted
-	if n.Completed.IsZero() {
-		for _, c := range job.Status.Conditions {
-			if c.Type == batchv1.JobComplete && c.Status == "True" {
-				n.Completed = now
-			}
-		}
+	if _, succeeded := jobutil.Finished(job); n.Completed.IsZero() && succeeded {
+		n.Completed = now
 	}
 }
 

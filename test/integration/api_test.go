@@ -53,9 +53,14 @@ func TestScheduleTask_APIServerAppliesDefaults(t *testing.T) {
 		"successfulRunsHistoryLimit": got.Spec.SuccessfulRunsHistoryLimit,
 		"failedRunsHistoryLimit":     got.Spec.FailedRunsHistoryLimit,
 	} {
+		// The literal numbers are the documented defaults; the constants the
+		// controllers fall back on must agree with what the API server stores.
 		want := int32(10)
 		if name == "backoffLimit" {
 			want = 6
+		}
+		if fallback := map[bool]int32{true: platformv1.DefaultBackoffLimit, false: platformv1.DefaultRunsHistoryLimit}[name == "backoffLimit"]; fallback != want {
+			t.Errorf("%s: the controllers' fallback is %d, the documented default %d", name, fallback, want)
 		}
 		if p == nil || *p != want {
 			t.Errorf("%s = %v, want %d", name, p, want)

@@ -116,7 +116,11 @@ func run(m *testing.M) int {
 
 	// The real manager, with the production cache settings and a short
 	// resync period, so every test also lives through forced resyncs.
-	cacheOpts := controller.CacheOptions()
+	cacheOpts, err := controller.CacheOptions()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration: cache options:", err)
+		return 1
+	}
 	cacheOpts.SyncPeriod = ptr.To(resyncPeriod)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 env.Scheme,

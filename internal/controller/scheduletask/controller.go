@@ -25,7 +25,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -58,6 +57,9 @@ const jobTaskField = "metadata.labels." + platformv1.ScheduleTaskLabel
 // collection removes them.
 const Finalizer = "platform.example.com/cancel-runs"
 
+// ControllerName names the controller in logs, metrics and traces.
+const ControllerName = "scheduletask"
+
 // Reconciler reconciles ScheduleTasks.
 type Reconciler struct {
 	client.Client
@@ -67,10 +69,13 @@ type Reconciler struct {
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
 
-	// forgotten holds the Jobs whose runs retention deleted.
-	forgotten forgottenJobs
+	// applier applies the task's CronJob, writing only on change.
+	applier reconcileutil.Applier
+	// deletedJobs remembers the Jobs whose runs retention deleted, so that a
+	// stale cache still showing one does not get it recorded again.
+	deletedJobs reconcileutil.Expectations[types.UID, struct{}]
 	// writes tells a cached task that this manager's writes have replaced.
-	writes ownWrites
+	writes reconcileutil.OwnWrites
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks,verbs=get;list;watch;update;patch
@@ -85,20 +90,15 @@ type Reconciler struct {
 // Reconcile brings one ScheduleTask's CronJob, TaskRuns and status in line
 // with its spec and with what its Jobs did.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	return reconcileutil.RequeueOnConflict(ctx, res, err)
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	task := &platformv1.ScheduleTask{}
 	if err := r.Get(ctx, req.NamespacedName, task); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !task.DeletionTimestamp.IsZero() {
-		r.writes.forget(task.UID)
+		r.writes.Forget(string(task.UID))
 		return ctrl.Result{}, r.reconcileDelete(ctx, task)
 	}
-	if r.writes.stale(task.UID, task.ResourceVersion) {
+	if r.writes.Stale(string(task.UID), task.ResourceVersion) {
 		// The event of our own newer write starts the next pass; the requeue
 		// is only a safety net.
 		return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -108,7 +108,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Update(ctx, task); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
-		r.writes.wrote(task.UID, before)
+		r.writes.Wrote(string(task.UID), before)
 	}
 	return r.reconcileNormal(ctx, task)
 }
@@ -140,6 +140,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
+	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
+	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, taskRunTaskNameField,
 		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
 		return fmt.Errorf("index TaskRuns by task: %w", err)
@@ -155,8 +157,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Watches(&platformv1.TaskRun{}, handler.EnqueueRequestsFromMapFunc(taskForTaskRun),
 			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, taskRunPhaseChanged()))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
-		Named("scheduletask").
-		Complete(metrics.Instrument("scheduletask", tracing.Instrument("scheduletask", r)))
+		Named(ControllerName).
+		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))
 }
 
 // taskForLabeled maps an object carrying the task label to its task.
@@ -176,14 +178,6 @@ func taskForTaskRun(_ context.Context, obj client.Object) []reconcile.Request {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: tr.Namespace, Name: tr.Spec.ScheduleTaskName}}}
-}
-
-// ignoreNotFound returns nil for a NotFound error and err otherwise.
-func ignoreNotFound(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
 }
 
 // taskRunPhaseChanged passes TaskRun updates that change the phase, so a run

@@ -18,115 +18,120 @@ package scheduletask
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
-const (
-	// containerName is the name of the one container of every run's pod.
-	containerName = "task"
-	// defaultHistoryLimit and defaultBackoffLimit match the CRD's defaults.
-	defaultHistoryLimit = 10
-	defaultBackoffLimit = 6
-)
+// FieldManager is the ScheduleTask controller's name in the managedFields of
+// the CronJobs it applies.
+const FieldManager = "platform-operator-scheduletask"
 
-// mutateCronJob writes the fields the operator owns on a task's CronJob from
-// the task's spec, and leaves every other field alone, so that values the API
-// server defaults (imagePullPolicy, terminationMessagePath, ...) survive and
-// the result compares equal to an unchanged CronJob. It is the mutate step of
-// a create-or-update: called on an empty CronJob it renders a new one, called
-// on the live one it repairs drift.
-func mutateCronJob(cj *batchv1.CronJob, task *platformv1.ScheduleTask) {
-	spec := &task.Spec
-	if cj.Labels == nil {
-		cj.Labels = map[string]string{}
-	}
-	cj.Labels[platformv1.ScheduleTaskLabel] = task.Name
-
-	cj.Spec.Schedule = spec.Schedule
-	cj.Spec.TimeZone = spec.TimeZone
-	cj.Spec.ConcurrencyPolicy = batchv1.ConcurrencyPolicy(concurrencyPolicy(spec))
-	cj.Spec.StartingDeadlineSeconds = spec.StartingDeadlineSeconds
-	cj.Spec.Suspend = ptr.To(ptr.Deref(spec.Suspend, false))
-	// The TaskRuns are the durable history; the CronJob keeps as many Jobs
-	// (and so pods with their logs) as the task keeps runs.
-	// Unset values take the task's own defaults, never nil: the CronJob API
-	// would default nil to other numbers, and the next pass would "repair" them.
-	cj.Spec.SuccessfulJobsHistoryLimit = ptr.To(ptr.Deref(spec.SuccessfulRunsHistoryLimit, defaultHistoryLimit))
-	cj.Spec.FailedJobsHistoryLimit = ptr.To(ptr.Deref(spec.FailedRunsHistoryLimit, defaultHistoryLimit))
-
-	jt := &cj.Spec.JobTemplate
-	if jt.Labels == nil {
-		jt.Labels = map[string]string{}
-	}
-	jt.Labels[platformv1.ScheduleTaskLabel] = task.Name
-	jt.Spec.BackoffLimit = ptr.To(ptr.Deref(spec.BackoffLimit, defaultBackoffLimit))
-	jt.Spec.ActiveDeadlineSeconds = spec.ActiveDeadlineSeconds
-
-	pt := &jt.Spec.Template
-	if pt.Labels == nil {
-		pt.Labels = map[string]string{}
-	}
-	pt.Labels[platformv1.ScheduleTaskLabel] = task.Name
-	pt.Spec.RestartPolicy = corev1.RestartPolicyNever
-	pt.Spec.ServiceAccountName = spec.ServiceAccountName
-	// The API server mirrors serviceAccountName into the deprecated field and
-	// reads the deprecated one back when the new one is empty; keep both in
-	// step or clearing serviceAccountName could never take effect.
-	pt.Spec.DeprecatedServiceAccount = spec.ServiceAccountName
-
-	// Exactly one container, ours. Fields are set one by one rather than the
-	// container replaced, for the same reason as above.
-	if len(pt.Spec.Containers) != 1 {
-		pt.Spec.Containers = []corev1.Container{{}}
-	}
-	c := &pt.Spec.Containers[0]
-	c.Name = containerName
-	c.Image = spec.Image
-	c.Command = spec.Command
-	c.Args = spec.Args
-	c.Env = normalizedEnv(spec.Env)
-	c.Resources = spec.Resources
-	c.SecurityContext = containerSecurityContext(spec)
-	if pt.Spec.SecurityContext == nil {
-		pt.Spec.SecurityContext = &corev1.PodSecurityContext{}
-	}
-	pt.Spec.SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}
-}
-
-// DesiredCronJob returns the CronJob the operator creates for task, complete
-// with its rendering hash and owner. The benchmark's baseline writes it, so
-// that the baseline does the same API work as the reconciler.
-func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*batchv1.CronJob, error) {
-	hash, err := renderingHash(task)
+// DesiredCronJob returns the CronJob that task renders to, as a server-side
+// apply configuration: every field the operator sets and none other, so that
+// what the API server defaults (imagePullPolicy, terminationMessagePath, a
+// fieldRef's apiVersion, ...) is never fought over. It carries the task as
+// its controller. The benchmark's baseline applies it too, so that it does
+// the same API work as the reconciler.
+func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*batchv1ac.CronJobApplyConfiguration, error) {
+	gvk, err := apiutil.GVKForObject(task, scheme)
 	if err != nil {
 		return nil, err
 	}
-	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{
-		Namespace:   task.Namespace,
-		Name:        task.Name,
-		Annotations: map[string]string{renderingHashAnnotation: hash},
-	}}
-	mutateCronJob(cj, task)
-	return cj, controllerutil.SetControllerReference(task, cj, scheme)
+	spec := &task.Spec
+	labels := map[string]string{
+		platformv1.ScheduleTaskLabel: task.Name,
+		platformv1.ManagedByLabel:    platformv1.ManagedByValue,
+	}
+
+	container := corev1ac.Container().
+		WithName(platformv1.TaskContainerName).
+		WithImage(spec.Image).
+		WithCommand(spec.Command...).
+		WithArgs(spec.Args...)
+	for i := range spec.Env {
+		env, err := reconcileutil.ApplyConfigurationOf[corev1ac.EnvVarApplyConfiguration](&spec.Env[i])
+		if err != nil {
+			return nil, err
+		}
+		container.WithEnv(env)
+	}
+	if r := ptr.Deref(spec.Resources, corev1.ResourceRequirements{}); len(r.Limits)+len(r.Requests)+len(r.Claims) > 0 {
+		res, err := reconcileutil.ApplyConfigurationOf[corev1ac.ResourceRequirementsApplyConfiguration](&r)
+		if err != nil {
+			return nil, err
+		}
+		container.WithResources(res)
+	}
+	sc, err := containerSecurityContext(spec)
+	if err != nil {
+		return nil, err
+	}
+	container.WithSecurityContext(sc)
+
+	pod := corev1ac.PodSpec().
+		WithRestartPolicy(corev1.RestartPolicyNever).
+		WithContainers(container).
+		WithSecurityContext(corev1ac.PodSecurityContext().
+			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
+	if sa := ptr.Deref(spec.ServiceAccountName, ""); sa != "" {
+		// The API server copies serviceAccountName into the deprecated
+		// serviceAccount and, when the first is missing, reads the second
+		// back. Owning both means that removing the name from the task removes
+		// both, so the old value cannot come back through the mirror.
+		pod.WithServiceAccountName(sa).WithDeprecatedServiceAccount(sa)
+	}
+
+	job := batchv1ac.JobSpec().
+		WithBackoffLimit(ptr.Deref(spec.BackoffLimit, platformv1.DefaultBackoffLimit)).
+		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(pod))
+	if spec.ActiveDeadlineSeconds != nil {
+		job.WithActiveDeadlineSeconds(*spec.ActiveDeadlineSeconds)
+	}
+
+	cj := batchv1ac.CronJobSpec().
+		WithSchedule(spec.Schedule).
+		WithConcurrencyPolicy(batchv1.ConcurrencyPolicy(concurrencyPolicy(spec))).
+		WithSuspend(ptr.Deref(spec.Suspend, false)).
+		// The TaskRuns are the durable history; the CronJob keeps as many
+		// Jobs (and so pods with their logs) as the task keeps runs. Unset
+		// limits take the task's own defaults, not the CronJob API's.
+		WithSuccessfulJobsHistoryLimit(ptr.Deref(spec.SuccessfulRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)).
+		WithFailedJobsHistoryLimit(ptr.Deref(spec.FailedRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)).
+		WithJobTemplate(batchv1ac.JobTemplateSpec().WithLabels(labels).WithSpec(job))
+	if spec.TimeZone != nil {
+		cj.WithTimeZone(*spec.TimeZone)
+	}
+	if spec.StartingDeadlineSeconds != nil {
+		cj.WithStartingDeadlineSeconds(*spec.StartingDeadlineSeconds)
+	}
+
+	return batchv1ac.CronJob(task.Name, task.Namespace).
+		WithLabels(labels).
+		WithOwnerReferences(metav1ac.OwnerReference().
+			WithAPIVersion(gvk.GroupVersion().String()).
+			WithKind(gvk.Kind).
+			WithName(task.Name).
+			WithUID(task.UID).
+			WithController(true).
+			WithBlockOwnerDeletion(true)).
+		WithSpec(cj), nil
 }
 
 // containerSecurityContext is the task's own security context, or else a safe
@@ -134,14 +139,13 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 // default seccomp profile. It does not require a non-root user or drop every
 // capability, which would break images that run as root, such as busybox; a
 // namespace that enforces the restricted standard asks the task to say so.
-func containerSecurityContext(spec *platformv1.ScheduleTaskSpec) *corev1.SecurityContext {
-	if spec.SecurityContext != nil {
-		return spec.SecurityContext.DeepCopy()
+func containerSecurityContext(spec *platformv1.ScheduleTaskSpec) (*corev1ac.SecurityContextApplyConfiguration, error) {
+	if sc := spec.SecurityContext; sc != nil {
+		return reconcileutil.ApplyConfigurationOf[corev1ac.SecurityContextApplyConfiguration](sc)
 	}
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: ptr.To(false),
-		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-	}
+	return corev1ac.SecurityContext().
+		WithAllowPrivilegeEscalation(false).
+		WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)), nil
 }
 
 // concurrencyPolicy returns the task's policy, Allow when unset (the API
@@ -153,23 +157,6 @@ func concurrencyPolicy(spec *platformv1.ScheduleTaskSpec) platformv1.Concurrency
 	return spec.ConcurrencyPolicy
 }
 
-// normalizedEnv returns env as the API server stores it in a pod template:
-// a fieldRef without apiVersion gets "v1". Without this the operator would
-// write the short form, read back the long one, and update forever.
-func normalizedEnv(env []corev1.EnvVar) []corev1.EnvVar {
-	if env == nil {
-		return nil
-	}
-	out := make([]corev1.EnvVar, len(env))
-	for i := range env {
-		env[i].DeepCopyInto(&out[i])
-		if f := out[i].ValueFrom; f != nil && f.FieldRef != nil && f.FieldRef.APIVersion == "" {
-			f.FieldRef.APIVersion = "v1"
-		}
-	}
-	return out
-}
-
 // Reasons of the events about the CronJob.
 const (
 	EventCronJobCreated  = "CronJobCreated"
@@ -178,84 +165,47 @@ const (
 	EventCronJobError    = "CronJobError"
 )
 
-// reconcileCronJob creates the task's CronJob or puts back the fields the
-// operator manages. A CronJob the API server rejects (an invalid schedule, for
-// instance) or one that belongs to someone else is reported in obs and on the
-// Ready condition; retrying it would fail the same way, so it is not an error.
+// reconcileCronJob applies the task's CronJob. A CronJob the API server
+// rejects (an invalid schedule, for instance) or one that belongs to someone
+// else is reported in obs and on the Ready condition; retrying it would fail
+// the same way, so it is not an error.
 func (r *Reconciler) reconcileCronJob(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
-	log := ctrl.LoggerFrom(ctx)
-	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: task.Namespace, Name: task.Name}}
-	hash, err := renderingHash(task)
+	desired, err := DesiredCronJob(task, r.Scheme())
 	if err != nil {
 		return err
 	}
-	var handEdited bool
-	res, err := controllerutil.CreateOrUpdate(ctx, r.Client, cj, func() error {
-		if !cj.CreationTimestamp.IsZero() && !metav1.IsControlledBy(cj, task) {
-			return &notOwnedError{name: cj.Name}
-		}
-		before := cj.DeepCopy()
-		mutateCronJob(cj, task)
-		// The CronJob was rendered from this very spec, yet differs: someone
-		// edited it. A different hash means the spec or the operator changed.
-		handEdited = !cj.CreationTimestamp.IsZero() && cj.Annotations[renderingHashAnnotation] == hash &&
-			!equality.Semantic.DeepEqual(before, cj)
-		if cj.Annotations == nil {
-			cj.Annotations = map[string]string{}
-		}
-		cj.Annotations[renderingHashAnnotation] = hash
-		return controllerutil.SetControllerReference(task, cj, r.Scheme())
-	})
-	var notOwned *notOwnedError
+	cj := &batchv1.CronJob{}
+	res, err := r.applier.Apply(ctx, task, cj, desired)
+	var notOwned *reconcileutil.NotControlledError
 	switch {
 	case errors.As(err, &notOwned):
 		obs.cronJobErr = notOwned
-		obs.requeueAfter = time.Minute
-		r.eventOnChange(task, "Warning", EventCronJobError, notOwned.Error())
+		obs.wakeAt(time.Minute)
+		r.eventOnChange(task, corev1.EventTypeWarning, EventCronJobError, notOwned.Error())
 		return nil
 	case apierrors.IsInvalid(err):
 		obs.cronJobErr = fmt.Errorf("CronJob rejected by the API server: %w", err)
-		r.eventOnChange(task, "Warning", EventCronJobError, obs.cronJobErr.Error())
+		r.eventOnChange(task, corev1.EventTypeWarning, EventCronJobError, obs.cronJobErr.Error())
 		return nil
 	case err != nil:
 		obs.cronJobErr = err
-		return fmt.Errorf("create or update CronJob %s: %w", cj.Name, err)
+		return err
 	}
 	obs.cronJob = cj
 
+	log := ctrl.LoggerFrom(ctx)
 	switch res {
-	case controllerutil.OperationResultCreated:
+	case reconcileutil.ApplyCreated:
 		log.Info("Created CronJob", "cronJob", klog.KObj(cj))
-		r.Recorder.Eventf(task, cj, "Normal", EventCronJobCreated, "Create", "Created CronJob %s", cj.Name)
-	case controllerutil.OperationResultUpdated:
-		reason, verb := EventCronJobUpdated, "Updated"
-		if handEdited {
-			reason, verb = EventCronJobRepaired, "Repaired hand-edited"
-		}
-		log.Info("Updated CronJob", "cronJob", klog.KObj(cj), "reason", reason)
-		r.Recorder.Eventf(task, cj, "Normal", reason, "Update", "%s CronJob %s", verb, cj.Name)
+		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobCreated, "Create", "Created CronJob %s", cj.Name)
+	case reconcileutil.ApplyUpdated:
+		log.Info("Updated CronJob", "cronJob", klog.KObj(cj))
+		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobUpdated, "Update", "Updated CronJob %s", cj.Name)
+	case reconcileutil.ApplyRepaired:
+		log.Info("Repaired hand-edited CronJob", "cronJob", klog.KObj(cj))
+		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobRepaired, "Update", "Repaired hand-edited CronJob %s", cj.Name)
 	}
 	return nil
-}
-
-// renderingHashAnnotation on a CronJob is a hash of what the operator last
-// rendered into it, so a later difference can be told apart: a hand edit
-// (same hash) or a new spec or operator version (new hash).
-const renderingHashAnnotation = "platform.example.com/rendering-hash"
-
-// renderingHash hashes the CronJob the task renders to from scratch.
-func renderingHash(task *platformv1.ScheduleTask) (string, error) {
-	cj := &batchv1.CronJob{}
-	mutateCronJob(cj, task)
-	data, err := json.Marshal(struct {
-		Labels map[string]string
-		Spec   batchv1.CronJobSpec
-	}{cj.Labels, cj.Spec})
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:8]), nil
 }
 
 // eventOnChange records a warning only when the Ready condition does not
@@ -265,11 +215,4 @@ func (r *Reconciler) eventOnChange(task *platformv1.ScheduleTask, eventType, rea
 		return
 	}
 	r.Recorder.Eventf(task, nil, eventType, reason, "Reconcile", "%s", message)
-}
-
-// notOwnedError says that a CronJob of the task's name exists and is not the task's.
-type notOwnedError struct{ name string }
-
-func (e *notOwnedError) Error() string {
-	return fmt.Sprintf("CronJob %s exists and is not controlled by this ScheduleTask; delete or rename it", e.name)
 }

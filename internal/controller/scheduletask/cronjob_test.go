@@ -17,109 +17,138 @@ limitations under the License.
 package scheduletask
 
 import (
+	"encoding/json"
 	"testing"
 
-	batchv1 "k8s.io/api/batch/v1"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/internal/testutil/testenv"
 )
 
-func TestMutateCronJob_RendersEveryManagedField(t *testing.T) {
+// rendered returns DesiredCronJob(task) as the JSON the API server receives.
+func rendered(t *testing.T, task *platformv1.ScheduleTask) map[string]any {
+	t.Helper()
+	ac, err := DesiredCronJob(task, testenv.Scheme())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decode parses a JSON literal of the test's expectations.
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var out map[string]any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDesiredCronJob_RendersEveryFieldTheTaskSets(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("@daily"),
 		testutil.WithConcurrencyPolicy(platformv1.ReplaceConcurrent), testutil.WithSuspend(true))
+	task.UID = "task-uid"
 	task.Spec.TimeZone = ptr.To("Asia/Tokyo")
+	task.Spec.StartingDeadlineSeconds = ptr.To[int64](30)
+	task.Spec.ActiveDeadlineSeconds = ptr.To[int64](600)
+	task.Spec.BackoffLimit = ptr.To[int32](2)
+	task.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](3)
+	task.Spec.Command = []string{"/bin/job"}
 	task.Spec.Args = []string{"--x"}
-	task.Spec.ServiceAccountName = "runner"
-	cj := &batchv1.CronJob{}
-	mutateCronJob(cj, task)
+	task.Spec.ServiceAccountName = ptr.To("runner")
+	task.Spec.Env = []corev1.EnvVar{
+		{Name: "A", Value: "1"},
+		{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+	}
+	task.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000m")}}
 
-	if cj.Spec.Schedule != "@daily" || *cj.Spec.TimeZone != "Asia/Tokyo" || cj.Spec.ConcurrencyPolicy != batchv1.ReplaceConcurrent || !*cj.Spec.Suspend {
-		t.Errorf("scheduling fields not rendered: %+v", cj.Spec)
+	want := decode(t, `{
+	  "kind": "CronJob", "apiVersion": "batch/v1",
+	  "metadata": {
+	    "name": "t", "namespace": "ns",
+	    "labels": {"platform.example.com/scheduletask": "t", "app.kubernetes.io/managed-by": "platform-operator"},
+	    "ownerReferences": [{"apiVersion": "platform.example.com/v1", "kind": "ScheduleTask", "name": "t",
+	      "uid": "task-uid", "controller": true, "blockOwnerDeletion": true}]
+	  },
+	  "spec": {
+	    "schedule": "@daily", "timeZone": "Asia/Tokyo", "startingDeadlineSeconds": 30,
+	    "concurrencyPolicy": "Replace", "suspend": true,
+	    "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 10,
+	    "jobTemplate": {
+	      "metadata": {"labels": {"platform.example.com/scheduletask": "t", "app.kubernetes.io/managed-by": "platform-operator"}},
+	      "spec": {
+	        "activeDeadlineSeconds": 600, "backoffLimit": 2,
+	        "template": {
+	          "metadata": {"labels": {"platform.example.com/scheduletask": "t", "app.kubernetes.io/managed-by": "platform-operator"}},
+	          "spec": {
+	            "restartPolicy": "Never", "serviceAccountName": "runner", "serviceAccount": "runner",
+	            "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+	            "containers": [{
+	              "name": "task", "image": "busybox:1.36", "command": ["/bin/job"], "args": ["--x"],
+	              "env": [{"name": "A", "value": "1"}, {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+	              "resources": {"limits": {"cpu": "1"}},
+	              "securityContext": {"allowPrivilegeEscalation": false, "seccompProfile": {"type": "RuntimeDefault"}}
+	            }]
+	          }
+	        }
+	      }
+	    }
+	  }
+	}`)
+	if diff := cmp.Diff(want, rendered(t, task)); diff != "" {
+		t.Errorf("rendered CronJob (-want +got):\n%s", diff)
 	}
-	if *cj.Spec.SuccessfulJobsHistoryLimit != defaultHistoryLimit || *cj.Spec.FailedJobsHistoryLimit != defaultHistoryLimit {
-		t.Errorf("history limits = %v/%v, want the task defaults", *cj.Spec.SuccessfulJobsHistoryLimit, *cj.Spec.FailedJobsHistoryLimit)
-	}
-	js := cj.Spec.JobTemplate.Spec
-	if *js.BackoffLimit != defaultBackoffLimit {
-		t.Errorf("backoffLimit = %d, want %d", *js.BackoffLimit, defaultBackoffLimit)
-	}
-	ps := js.Template.Spec
-	if ps.RestartPolicy != corev1.RestartPolicyNever || ps.ServiceAccountName != "runner" || ps.DeprecatedServiceAccount != "runner" {
-		t.Errorf("pod spec = %+v", ps)
-	}
-	for _, l := range []map[string]string{cj.Labels, cj.Spec.JobTemplate.Labels, js.Template.Labels} {
-		if l[platformv1.ScheduleTaskLabel] != "t" {
-			t.Errorf("labels %v lack the task label", l)
+}
+
+func TestDesiredCronJob_LeavesOutWhatTheTaskLeavesUnset(t *testing.T) {
+	// Fields the task does not set are not in the configuration, so the
+	// API server's defaults (and, after a removal, nothing) apply to them:
+	// no time zone, deadlines, service account, command, env or resources.
+	task := testutil.NewScheduleTask("ns", "t")
+	task.Spec.Command, task.Spec.Args = nil, nil
+	spec := rendered(t, task)["spec"].(map[string]any)
+	for _, k := range []string{"timeZone", "startingDeadlineSeconds"} {
+		if _, ok := spec[k]; ok {
+			t.Errorf("spec.%s is set", k)
 		}
 	}
-	if c := ps.Containers; len(c) != 1 || c[0].Name != containerName || c[0].Image != task.Spec.Image || c[0].Args[0] != "--x" {
-		t.Errorf("containers = %+v", c)
+	pod := spec["jobTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	for _, k := range []string{"serviceAccountName", "serviceAccount"} {
+		if _, ok := pod[k]; ok {
+			t.Errorf("pod spec.%s is set", k)
+		}
+	}
+	c := pod["containers"].([]any)[0].(map[string]any)
+	for _, k := range []string{"command", "args", "env", "resources", "imagePullPolicy"} {
+		if _, ok := c[k]; ok {
+			t.Errorf("container.%s is set", k)
+		}
+	}
+	if got := spec["jobTemplate"].(map[string]any)["spec"].(map[string]any)["backoffLimit"]; got != float64(platformv1.DefaultBackoffLimit) {
+		t.Errorf("backoffLimit = %v, want the task default %d", got, platformv1.DefaultBackoffLimit)
 	}
 }
 
-func TestMutateCronJob_KeepsWhatTheAPIServerDefaulted(t *testing.T) {
+func TestDesiredCronJob_UsesTheTasksSecurityContextAsItIs(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t")
-	task.Spec.Env = []corev1.EnvVar{{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
-	live := &batchv1.CronJob{}
-	mutateCronJob(live, task)
-	// What the API server adds to a stored CronJob.
-	c := &live.Spec.JobTemplate.Spec.Template.Spec.Containers[0]
-	c.ImagePullPolicy = corev1.PullIfNotPresent
-	c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-	live.Spec.JobTemplate.Spec.Template.Spec.DNSPolicy = corev1.DNSClusterFirst
-	live.Spec.JobTemplate.Spec.Completions = ptr.To[int32](1)
-	live.Labels["team"] = "a"
-
-	again := live.DeepCopy()
-	mutateCronJob(again, task)
-	if !equality.Semantic.DeepEqual(live, again) {
-		t.Errorf("mutating an up-to-date CronJob changed it; the operator would write on every pass")
-	}
-	if again.Labels["team"] != "a" || again.Spec.JobTemplate.Spec.Template.Spec.Containers[0].ImagePullPolicy != corev1.PullIfNotPresent {
-		t.Errorf("fields the operator does not own were dropped")
-	}
-	if got := again.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion; got != "v1" {
-		t.Errorf("fieldRef apiVersion = %q, want the API server's default v1", got)
-	}
-}
-
-func TestMutateCronJob_RepairsHandEdits(t *testing.T) {
-	task := testutil.NewScheduleTask("ns", "t")
-	live := &batchv1.CronJob{}
-	mutateCronJob(live, task)
-	live.Spec.Schedule = "0 0 1 1 *"
-	live.Spec.JobTemplate.Spec.Template.Spec.Containers = append(live.Spec.JobTemplate.Spec.Template.Spec.Containers, corev1.Container{Name: "sidecar"})
-	mutateCronJob(live, task)
-	if live.Spec.Schedule != task.Spec.Schedule {
-		t.Errorf("schedule = %q, want %q", live.Spec.Schedule, task.Spec.Schedule)
-	}
-	if n := len(live.Spec.JobTemplate.Spec.Template.Spec.Containers); n != 1 {
-		t.Errorf("%d containers, want exactly the task's one", n)
-	}
-}
-
-func TestMutateCronJob_RunsWithoutPrivilegeEscalationUnlessTheTaskSaysSo(t *testing.T) {
-	task := testutil.NewScheduleTask("ns", "t")
-	cj := &batchv1.CronJob{}
-	mutateCronJob(cj, task)
-	ps := cj.Spec.JobTemplate.Spec.Template.Spec
-	c := ps.Containers[0].SecurityContext
-	if c == nil || c.AllowPrivilegeEscalation == nil || *c.AllowPrivilegeEscalation ||
-		c.SeccompProfile == nil || c.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Errorf("default container security context = %+v", c)
-	}
-	if ps.SecurityContext == nil || ps.SecurityContext.SeccompProfile == nil ||
-		ps.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Errorf("pod security context = %+v, want seccomp RuntimeDefault", ps.SecurityContext)
-	}
-
 	task.Spec.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
-	mutateCronJob(cj, task)
-	if got := cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].SecurityContext; got == nil || !ptr.Deref(got.Privileged, false) || got.AllowPrivilegeEscalation != nil {
-		t.Errorf("the task's own security context was not used as it is: %+v", got)
+	pod := rendered(t, task)["spec"].(map[string]any)["jobTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	got := pod["containers"].([]any)[0].(map[string]any)["securityContext"]
+	if diff := cmp.Diff(map[string]any{"privileged": true}, got); diff != "" {
+		t.Errorf("container securityContext (-want +got):\n%s", diff)
 	}
 }

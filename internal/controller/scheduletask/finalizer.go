@@ -28,11 +28,8 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
-// EventRunCancelled is the reason of the event on a run its task's deletion stopped.
-const EventRunCancelled = "RunCancelled"
-
-// reconcileDelete ends the task's active runs as Cancelled and releases the
-// task. It waits for nothing: the garbage collector then deletes the CronJob,
+// reconcileDelete asks for the task's active runs to end as Cancelled (the
+// TaskRun controller writes their status) and releases the task. It waits for nothing: the garbage collector then deletes the CronJob,
 // the Jobs (stopping their pods) and the TaskRuns, whatever state they are in,
 // so a Job that cannot be reached never keeps the task in Terminating.
 func (r *Reconciler) reconcileDelete(ctx context.Context, task *platformv1.ScheduleTask) error {
@@ -50,15 +47,15 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, task *platformv1.Sched
 			continue
 		}
 		ctrl.LoggerFrom(ctx).Info("Cancelling run of deleted task", "taskRun", klog.KObj(tr))
-		err := r.finishRun(ctx, task, tr, platformv1.ReasonCancelled, EventRunCancelled,
+		err := r.stopRun(ctx, tr, platformv1.ReasonCancelled,
 			fmt.Sprintf("Cancelled: ScheduleTask %s is being deleted", task.Name))
-		if ignoreNotFound(err) != nil {
+		if client.IgnoreNotFound(err) != nil {
 			return err
 		}
 	}
 	patch := client.MergeFrom(task.DeepCopy())
 	controllerutil.RemoveFinalizer(task, Finalizer)
-	if err := r.Patch(ctx, task, patch); ignoreNotFound(err) != nil {
+	if err := r.Patch(ctx, task, patch); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("remove finalizer: %w", err)
 	}
 	return nil

@@ -20,13 +20,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,23 +40,23 @@ func (r *Reconciler) reconcileRetention(ctx context.Context, task *platformv1.Sc
 		return nil
 	}
 	expired := expiredRuns(obs.runs.runs,
-		int(ptr.Deref(task.Spec.SuccessfulRunsHistoryLimit, defaultHistoryLimit)),
-		int(ptr.Deref(task.Spec.FailedRunsHistoryLimit, defaultHistoryLimit)))
+		int(ptr.Deref(task.Spec.SuccessfulRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)),
+		int(ptr.Deref(task.Spec.FailedRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)))
 	for _, tr := range expired {
 		ctrl.LoggerFrom(ctx).V(1).Info("Deleting TaskRun beyond the history limit", "taskRun", klog.KObj(tr))
 		// The Job goes first, and is remembered as gone: were the TaskRun
 		// deleted while its Job still showed in the cache, the next pass
 		// would record the Job again as a new run.
 		if ref := tr.Spec.JobRef; ref != nil {
-			r.forgetJob(ref.UID)
+			r.deletedJobs.Remember(ref.UID, struct{}{})
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: tr.Namespace, Name: ref.Name}}
 			err := r.Delete(ctx, job, client.Preconditions{UID: &ref.UID},
 				client.PropagationPolicy(metav1.DeletePropagationBackground))
-			if ignoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 				return fmt.Errorf("delete Job %s: %w", ref.Name, err)
 			}
 		}
-		if err := r.Delete(ctx, tr); ignoreNotFound(err) != nil {
+		if err := r.Delete(ctx, tr); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete TaskRun %s: %w", tr.Name, err)
 		}
 	}
@@ -101,39 +99,7 @@ func expiredRuns(runs []*platformv1.TaskRun, keepSucceeded, keepFailed int) []*p
 	return out
 }
 
-// forgetTTL is how long a deleted Job is remembered: far longer than any
-// cache takes to see a delete. After a restart the cache starts fresh and
+// deletedJobTTL is how long a deleted Job is remembered: far longer than
+// any cache takes to see a delete. After a restart the cache starts fresh and
 // holds no deleted Job, so losing the memory then is harmless.
-const forgetTTL = 10 * time.Minute
-
-// forgottenJobs remembers the UIDs of Jobs whose runs retention deleted.
-type forgottenJobs struct {
-	mu   sync.Mutex
-	uids map[types.UID]time.Time
-}
-
-// forgetJob remembers that the Job's run was deleted on purpose.
-func (r *Reconciler) forgetJob(uid types.UID) {
-	f := &r.forgotten
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	now := r.Clock.Now()
-	if f.uids == nil {
-		f.uids = map[types.UID]time.Time{}
-	}
-	for u, t := range f.uids {
-		if now.Sub(t) > forgetTTL {
-			delete(f.uids, u)
-		}
-	}
-	f.uids[uid] = now
-}
-
-// isForgotten reports whether the Job's run was deleted on purpose.
-func (r *Reconciler) isForgotten(uid types.UID) bool {
-	f := &r.forgotten
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	_, ok := f.uids[uid]
-	return ok
-}
+const deletedJobTTL = 10 * time.Minute

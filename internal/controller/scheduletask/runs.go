@@ -27,6 +27,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -35,18 +36,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
-// Annotations the operator uses to tie runs together.
+// Annotations the controller keeps for itself.
 const (
-	// TaskRunUIDAnnotation on a manual run's Job holds its TaskRun's UID: the
-	// Job and the TaskRun are matched by UID, never by name alone.
-	TaskRunUIDAnnotation = "platform.example.com/taskrun-uid"
-	// RunNumberAnnotation on a TaskRun is its place in the count of runs the
-	// task ever started, so status.triggerCount survives retention.
-	RunNumberAnnotation = "platform.example.com/run-number"
 	// runNowHandledAnnotation on a ScheduleTask remembers the run-now value
 	// already acted on, so each new value starts exactly one run.
 	runNowHandledAnnotation = "platform.example.com/run-now-handled"
@@ -57,14 +52,9 @@ const (
 
 // Reasons of the events about runs.
 const (
-	EventRunStarted   = "RunStarted"
-	EventRunForbidden = "RunForbidden"
-	EventRunReplaced  = "RunReplaced"
+	EventRunStarted  = "RunStarted"
+	EventRunReplaced = "RunReplaced"
 )
-
-// ReasonConcurrencyForbidden ends a manual run that was asked for while
-// another run was active and the task's concurrencyPolicy is Forbid.
-const ReasonConcurrencyForbidden = "ConcurrencyForbidden"
 
 // runSet is a task's TaskRuns and Jobs as one pass sees them.
 type runSet struct {
@@ -96,7 +86,7 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 		return err
 	}
 	for _, tr := range append([]*platformv1.TaskRun(nil), rs.runs...) {
-		if tr.Spec.JobRef == nil && !tr.IsFinished() {
+		if tr.Spec.JobRef == nil && !tr.IsFinished() && !stopping(tr) {
 			if err := r.startManualRun(ctx, task, obs.cronJob, rs, tr); err != nil {
 				return err
 			}
@@ -143,10 +133,10 @@ func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask
 // one. A scheduled Job's TaskRun is named after the Job, so a repeated create
 // after a crash or a stale cache hits AlreadyExists instead of making a twin.
 func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTask, cj *batchv1.CronJob, rs *runSet, job *batchv1.Job) error {
-	if !metav1.IsControlledBy(job, cj) || !job.DeletionTimestamp.IsZero() || r.isForgotten(job.UID) {
+	if !metav1.IsControlledBy(job, cj) || !job.DeletionTimestamp.IsZero() || r.deletedJobs.Has(job.UID, struct{}{}) {
 		return nil
 	}
-	if uid := job.Annotations[TaskRunUIDAnnotation]; uid != "" {
+	if uid := job.Annotations[platformv1.TaskRunUIDAnnotation]; uid != "" {
 		// A manual run: its TaskRun exists already; make sure it points here.
 		for _, tr := range rs.runs {
 			if string(tr.UID) == uid && tr.Spec.JobRef == nil {
@@ -166,7 +156,7 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 			Namespace:   task.Namespace,
 			Name:        job.Name,
 			Labels:      map[string]string{platformv1.ScheduleTaskLabel: task.Name},
-			Annotations: map[string]string{RunNumberAnnotation: strconv.FormatInt(rs.nextNumber, 10)},
+			Annotations: map[string]string{platformv1.RunNumberAnnotation: strconv.FormatInt(rs.nextNumber, 10)},
 		},
 		Spec: platformv1.TaskRunSpec{
 			ScheduleTaskName: task.Name,
@@ -202,7 +192,7 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 		return fmt.Errorf("create TaskRun for Job %s: %w", job.Name, err)
 	}
 	ctrl.LoggerFrom(ctx).Info("Recorded run", "taskRun", klog.KObj(tr), "job", klog.KObj(job))
-	r.Recorder.Eventf(task, tr, "Normal", EventRunStarted, "Record",
+	r.Recorder.Eventf(task, tr, corev1.EventTypeNormal, EventRunStarted, "Record",
 		"Run %s started on schedule (Job %s)", tr.Name, job.Name)
 	rs.runs = append(rs.runs, tr)
 	rs.nextNumber++
@@ -237,7 +227,7 @@ func (r *Reconciler) requestRunNow(ctx context.Context, task *platformv1.Schedul
 	if err := r.Patch(ctx, task, patch); err != nil {
 		return fmt.Errorf("mark %s handled: %w", platformv1.RunNowAnnotation, err)
 	}
-	r.writes.wrote(task.UID, before)
+	r.writes.Wrote(string(task.UID), before)
 	return nil
 }
 
@@ -262,37 +252,37 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		switch concurrencyPolicy(&task.Spec) {
 		case platformv1.ForbidConcurrent:
 			log.Info("Refusing manual run: another run is active", "activeJob", active[0].Name)
-			return r.finishRun(ctx, task, tr, ReasonConcurrencyForbidden, EventRunForbidden,
+			return r.stopRun(ctx, tr, platformv1.ReasonConcurrencyForbidden,
 				fmt.Sprintf("Not started: run %s is active and concurrencyPolicy is Forbid", active[0].Name))
 		case platformv1.ReplaceConcurrent:
 			for _, j := range active {
 				log.Info("Deleting active Job to replace it", "job", klog.KObj(j))
-				if err := r.Delete(ctx, j, client.PropagationPolicy(metav1.DeletePropagationBackground)); ignoreNotFound(err) != nil {
+				if err := r.Delete(ctx, j, client.PropagationPolicy(metav1.DeletePropagationBackground)); client.IgnoreNotFound(err) != nil {
 					return fmt.Errorf("delete Job %s: %w", j.Name, err)
 				}
-				r.Recorder.Eventf(task, j, "Normal", EventRunReplaced, "Replace",
+				r.Recorder.Eventf(task, j, corev1.EventTypeNormal, EventRunReplaced, "Replace",
 					"Job %s deleted to start manual run %s (concurrencyPolicy Replace)", j.Name, tr.Name)
 			}
 		}
 	}
 
 	job := jobFromTemplate(cj, jobName)
-	job.Annotations[TaskRunUIDAnnotation] = string(tr.UID)
+	job.Annotations[platformv1.TaskRunUIDAnnotation] = string(tr.UID)
 	tracing.Annotate(ctx, job.Annotations)
 	err = r.Create(ctx, job)
 	if apierrors.IsAlreadyExists(err) {
 		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
 			return fmt.Errorf("get Job %s: %w", job.Name, err)
 		}
-		if job.Annotations[TaskRunUIDAnnotation] != string(tr.UID) {
-			return r.finishRun(ctx, task, tr, "JobNameTaken", EventRunForbidden,
+		if job.Annotations[platformv1.TaskRunUIDAnnotation] != string(tr.UID) {
+			return r.stopRun(ctx, tr, platformv1.ReasonJobNameTaken,
 				fmt.Sprintf("Not started: a Job named %s exists and belongs to another run", job.Name))
 		}
 	} else if err != nil {
 		return fmt.Errorf("create Job %s: %w", job.Name, err)
 	} else {
 		log.Info("Started manual run", "job", klog.KObj(job))
-		r.Recorder.Eventf(task, tr, "Normal", EventRunStarted, "Start",
+		r.Recorder.Eventf(task, tr, corev1.EventTypeNormal, EventRunStarted, "Start",
 			"Manual run %s started (Job %s)", tr.Name, job.Name)
 	}
 	rs.jobs = append(rs.jobs, job)
@@ -314,7 +304,7 @@ func (r *Reconciler) adoptRun(ctx context.Context, task *platformv1.ScheduleTask
 		if tr.Annotations == nil {
 			tr.Annotations = map[string]string{}
 		}
-		tr.Annotations[RunNumberAnnotation] = strconv.FormatInt(rs.nextNumber, 10)
+		tr.Annotations[platformv1.RunNumberAnnotation] = strconv.FormatInt(rs.nextNumber, 10)
 		rs.nextNumber++
 		// The reconcile that adopts a manual run is the one that starts it.
 		tracing.Annotate(ctx, tr.Annotations)
@@ -338,22 +328,29 @@ func (r *Reconciler) setJobRef(ctx context.Context, tr *platformv1.TaskRun, job 
 	return nil
 }
 
-// finishRun ends a run that never got a Job, with the given reason.
-func (r *Reconciler) finishRun(ctx context.Context, task *platformv1.ScheduleTask, tr *platformv1.TaskRun, reason, event, message string) error {
-	now := metav1.NewTime(r.Clock.Now())
-	tr.Status.Phase = platformv1.TaskRunFailed
-	tr.Status.Reason = reason
-	tr.Status.Message = message
-	tr.Status.CompletionTime = &now
-	meta := metav1.Condition{Type: platformv1.ConditionSucceeded, Status: metav1.ConditionFalse, Reason: reason, Message: message}
-	setCondition(&tr.Status.Conditions, meta, tr.Generation, now)
-	if err := r.Status().Update(ctx, tr); err != nil {
-		return fmt.Errorf("update status of TaskRun %s: %w", tr.Name, err)
+// stopRun asks for a run to end, with a reason and a message, without
+// writing its status: the TaskRun controller is the one writer of a run's
+// status, its events and its metrics. The request is a pair of annotations,
+// written with a patch, so a run slimmed by the cache is safe to pass.
+func (r *Reconciler) stopRun(ctx context.Context, tr *platformv1.TaskRun, reason, message string) error {
+	if tr.Annotations[platformv1.StopReasonAnnotation] == reason {
+		return nil
 	}
-	metrics.RunFinished(tr)
-	r.Recorder.Eventf(task, tr, "Warning", event, "Start", "%s", message)
-	r.Recorder.Eventf(tr, task, "Warning", event, "Start", "%s", message)
+	patch := client.MergeFrom(tr.DeepCopy())
+	if tr.Annotations == nil {
+		tr.Annotations = map[string]string{}
+	}
+	tr.Annotations[platformv1.StopReasonAnnotation] = reason
+	tr.Annotations[platformv1.StopMessageAnnotation] = message
+	if err := r.Patch(ctx, tr, patch); err != nil {
+		return fmt.Errorf("stop TaskRun %s: %w", tr.Name, err)
+	}
 	return nil
+}
+
+// stopping reports whether a run was asked to stop and not yet ended.
+func stopping(tr *platformv1.TaskRun) bool {
+	return tr.Annotations[platformv1.StopReasonAnnotation] != ""
 }
 
 // activeJobs lists, live, the task's Jobs of its CronJob that have not finished.
@@ -366,7 +363,7 @@ func (r *Reconciler) activeJobs(ctx context.Context, task *platformv1.ScheduleTa
 	var active []*batchv1.Job
 	for i := range jobs.Items {
 		j := &jobs.Items[i]
-		if metav1.IsControlledBy(j, cj) && j.DeletionTimestamp.IsZero() && !jobFinished(j) {
+		if finished, _ := jobutil.Finished(j); metav1.IsControlledBy(j, cj) && j.DeletionTimestamp.IsZero() && !finished {
 			active = append(active, j)
 		}
 	}
@@ -417,19 +414,9 @@ func scheduledTime(job *batchv1.Job) *metav1.Time {
 	return &metav1.Time{Time: t}
 }
 
-// jobFinished reports whether a Job has its final Complete or Failed condition.
-func jobFinished(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == "True" {
-			return true
-		}
-	}
-	return false
-}
-
 // runNumber returns a TaskRun's run number, 0 when it has none yet.
 func runNumber(tr *platformv1.TaskRun) int64 {
-	n, err := strconv.ParseInt(tr.Annotations[RunNumberAnnotation], 10, 64)
+	n, err := strconv.ParseInt(tr.Annotations[platformv1.RunNumberAnnotation], 10, 64)
 	if err != nil {
 		return 0
 	}

@@ -18,17 +18,15 @@ package scheduletask
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/schedule"
 )
 
@@ -43,6 +41,13 @@ type observation struct {
 	runs *runSet
 	// requeueAfter asks for the next pass at a time, when no watch will.
 	requeueAfter time.Duration
+}
+
+// wakeAt asks for the next pass in d at the latest.
+func (o *observation) wakeAt(d time.Duration) {
+	if d > 0 && (o.requeueAfter == 0 || d < o.requeueAfter) {
+		o.requeueAfter = d
+	}
 }
 
 // buildStatus rebuilds a task's status from what the pass observed. The run
@@ -117,39 +122,33 @@ func setReadyCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask,
 	case ptr.Deref(task.Spec.Suspend, false):
 		c.Reason, c.Message = platformv1.ReasonSuspended, "Task is suspended: no new runs are scheduled"
 	}
-	setCondition(conds, c, task.Generation, metav1.NewTime(now))
-}
-
-// setCondition sets a condition, keeping its transition time when only the
-// message or generation changes.
-func setCondition(conds *[]metav1.Condition, c metav1.Condition, generation int64, now metav1.Time) {
-	c.ObservedGeneration = generation
-	c.LastTransitionTime = now
-	meta.SetStatusCondition(conds, c)
+	reconcileutil.SetCondition(conds, c, task.Generation, now)
 }
 
 // writeStatus writes the rebuilt status if it differs from the stored one.
-// ObservedGeneration moves only when the whole pass succeeded. The write is an
-// Update, not a patch: its resourceVersion makes a pass that read a stale task
-// fail with a conflict and run again on fresh data. Passes that would start
-// from a version this manager replaced itself are skipped (see ownWrites),
-// so conflicts come only from other writers.
+// ObservedGeneration moves only when the whole pass succeeded. Passes that
+// would start from a version this manager replaced itself are skipped (see
+// reconcileutil.OwnWrites), so conflicts come only from other writers.
 func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleTask, obs *observation, ok bool) error {
-	st := buildStatus(task, obs, r.Clock.Now())
+	now := r.Clock.Now()
+	st := buildStatus(task, obs, now)
 	if ok {
 		st.ObservedGeneration = task.Generation
 	}
-	if equality.Semantic.DeepEqual(st, task.Status) {
-		return nil
+	if next := st.NextScheduleTime; next != nil {
+		// Nothing else need wake the task at its fire time (a Forbid task
+		// with a long run, for one, sees no new Job): wake it just after, so
+		// nextScheduleTime never lags behind the clock.
+		obs.wakeAt(next.Sub(now) + nextScheduleSlack)
 	}
-	task.Status = st
-	before := task.ResourceVersion
-	if err := r.Status().Update(ctx, task); err != nil {
-		return fmt.Errorf("update status: %w", err)
-	}
-	r.writes.wrote(task.UID, before)
-	return nil
+	_, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
+	return err
 }
+
+// nextScheduleSlack is how long after a fire time the task is woken to move
+// nextScheduleTime on: enough for a timer that fires a little early to land
+// past the fire time.
+const nextScheduleSlack = time.Second
 
 // runStart is when a run started: its Job's scheduled time, else its start.
 func runStart(tr *platformv1.TaskRun) *metav1.Time {

@@ -37,7 +37,7 @@ var now = time.Date(2026, 11, 29, 12, 0, 30, 0, time.UTC)
 func run(name string, number int, m int, phase platformv1.TaskRunPhase) *platformv1.TaskRun {
 	due := metav1.NewTime(now.Truncate(time.Hour).Add(time.Duration(m) * time.Minute))
 	tr := &platformv1.TaskRun{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{RunNumberAnnotation: strconv.Itoa(number)}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{platformv1.RunNumberAnnotation: strconv.Itoa(number)}},
 		Spec:       platformv1.TaskRunSpec{ScheduledTime: &due, JobRef: &platformv1.JobRef{Name: name, UID: types.UID("u-" + name)}},
 		Status:     platformv1.TaskRunStatus{Phase: phase},
 	}

@@ -21,10 +21,10 @@ package taskrun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -50,6 +50,9 @@ const jobUIDField = "spec.jobRef.uid"
 // run's pods are found without scanning the namespace's pods.
 const podJobUIDField = "metadata.labels." + batchv1.ControllerUidLabel
 
+// ControllerName names the controller in logs, metrics and traces.
+const ControllerName = "taskrun"
+
 // Reconciler reconciles TaskRuns.
 type Reconciler struct {
 	client.Client
@@ -58,6 +61,10 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
+
+	// writes tells a cached run that this manager's status writes have
+	// replaced, so a pass does not start from it and end in a conflict.
+	writes reconcileutil.OwnWrites
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch
@@ -68,26 +75,39 @@ type Reconciler struct {
 
 // Reconcile rebuilds one TaskRun's status from its Job and pods.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	res, err := r.reconcile(ctx, req)
-	return reconcileutil.RequeueOnConflict(ctx, res, err)
-}
-
-func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	tr := &platformv1.TaskRun{}
 	if err := r.Get(ctx, req.NamespacedName, tr); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	// A finished run is a record: nothing changes it any more, not even a
-	// Job that the CronJob's history limit deletes later.
+	// Job that the CronJob's history limit deletes later. This return is
+	// also what keeps the cache's slimmed copies of finished runs from ever
+	// being written back (see stripFinishedRun).
 	if tr.IsFinished() || !tr.DeletionTimestamp.IsZero() {
+		r.writes.Forget(string(tr.UID))
 		return ctrl.Result{}, nil
+	}
+	if r.writes.Stale(string(tr.UID), tr.ResourceVersion) {
+		// The event of our own newer write starts the next pass; the requeue
+		// is only a safety net.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	obs, err := r.observe(ctx, tr)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{}, r.writeStatus(ctx, tr, buildStatus(tr, obs, r.Clock.Now()))
+	var res ctrl.Result
+	if obs.uncached {
+		// The Job is not in the cache (it lacks the managed-by label, made
+		// before the operator set it): no event will tell of its progress.
+		res.RequeueAfter = uncachedJobPoll
+	}
+	return res, r.writeStatus(ctx, tr, buildStatus(tr, obs, r.Clock.Now()))
 }
+
+// uncachedJobPoll is how often a run whose Job the cache does not show is
+// looked at again.
+const uncachedJobPoll = 30 * time.Second
 
 // observe reads the run's Job and its pods. A Job that is missing from the
 // cache is looked up on the API server before it is taken as deleted.
@@ -102,6 +122,7 @@ func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*obse
 	err := r.Get(ctx, key, job)
 	if apierrors.IsNotFound(err) {
 		err = r.APIReader.Get(ctx, key, job)
+		obs.uncached = err == nil
 	}
 	switch {
 	case apierrors.IsNotFound(err):
@@ -128,38 +149,50 @@ func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*obse
 
 // writeStatus writes the status if it changed, then records the transition.
 func (r *Reconciler) writeStatus(ctx context.Context, tr *platformv1.TaskRun, st platformv1.TaskRunStatus) error {
-	if equality.Semantic.DeepEqual(st, tr.Status) {
-		return nil
-	}
 	from := tr.Status.Phase
-	tr.Status = st
-	if err := r.Status().Update(ctx, tr); err != nil {
-		return fmt.Errorf("update status: %w", err)
+	wrote, err := reconcileutil.WriteStatus(ctx, r.Client, tr, &tr.Status, st, &r.writes)
+	if err != nil || !wrote || from == st.Phase {
+		return err
 	}
-	if from != st.Phase {
-		ctrl.LoggerFrom(ctx).Info("Run changed phase", "taskRun", klog.KObj(tr), "from", from, "to", st.Phase, "reason", st.Reason)
-		r.recordTransition(ctx, tr)
-		if from == "" || from == platformv1.TaskRunPending {
-			metrics.RunStarted(tr)
-		}
-		if tr.IsFinished() {
-			metrics.RunFinished(tr)
-		}
+	ctrl.LoggerFrom(ctx).Info("Run changed phase", "taskRun", klog.KObj(tr), "from", from, "to", st.Phase, "reason", st.Reason)
+	r.recordTransition(ctx, tr)
+	if from == "" || from == platformv1.TaskRunPending {
+		runStarted(tr)
+	}
+	if tr.IsFinished() {
+		runFinished(tr)
 	}
 	return nil
 }
 
+// Reasons of the events about a run's phase.
+const (
+	EventRunRunning   = "RunRunning"
+	EventRunSucceeded = "RunSucceeded"
+	EventRunFailed    = "RunFailed"
+	// EventRunForbidden: a manual run was not started.
+	EventRunForbidden = "RunForbidden"
+	// EventRunCancelled: a run was stopped before its Job finished.
+	EventRunCancelled = "RunCancelled"
+)
+
 // recordTransition sends the event of a phase change, on the TaskRun and on
 // its ScheduleTask, so `kubectl describe` of either tells the story.
 func (r *Reconciler) recordTransition(ctx context.Context, tr *platformv1.TaskRun) {
-	reason, eventType, note := "", "Normal", ""
+	reason, eventType, note := "", corev1.EventTypeNormal, ""
 	switch tr.Status.Phase {
 	case platformv1.TaskRunRunning:
 		reason, note = EventRunRunning, fmt.Sprintf("Run %s is running (pod %s)", tr.Name, tr.Status.PodName)
 	case platformv1.TaskRunSucceeded:
 		reason, note = EventRunSucceeded, fmt.Sprintf("Run %s succeeded after %s", tr.Name, tr.Status.Duration)
 	case platformv1.TaskRunFailed:
-		reason, eventType = EventRunFailed, "Warning"
+		reason, eventType = EventRunFailed, corev1.EventTypeWarning
+		switch tr.Status.Reason {
+		case platformv1.ReasonConcurrencyForbidden, platformv1.ReasonJobNameTaken:
+			reason = EventRunForbidden
+		case platformv1.ReasonCancelled:
+			reason = EventRunCancelled
+		}
 		note = fmt.Sprintf("Run %s failed: %s: %s", tr.Name, tr.Status.Reason, tr.Status.Message)
 	default:
 		return
@@ -213,6 +246,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Watches(&batchv1.Job{}, byJobUID(func(o client.Object) string { return string(o.GetUID()) })).
 		Watches(&corev1.Pod{}, byJobUID(func(o client.Object) string { return o.GetLabels()[batchv1.ControllerUidLabel] })).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
-		Named("taskrun").
-		Complete(metrics.Instrument("taskrun", tracing.Instrument("taskrun", r)))
+		Named(ControllerName).
+		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))
 }

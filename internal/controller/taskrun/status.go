@@ -23,27 +23,20 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/jobutil"
+	"github.com/example/platform-operator/internal/reconcileutil"
 )
-
-// Reasons of the events about a run's phase.
-const (
-	EventRunRunning   = "RunRunning"
-	EventRunSucceeded = "RunSucceeded"
-	EventRunFailed    = "RunFailed"
-)
-
-// containerName is the container of a run's pod (see the ScheduleTask's CronJob).
-const containerName = "task"
 
 // observation is the run's Job and pods as one pass sees them.
 type observation struct {
 	job     *batchv1.Job
 	pods    []*corev1.Pod
 	jobGone bool
+	// uncached: the Job was found on the API server, not in the cache.
+	uncached bool
 }
 
 // buildStatus rebuilds a running TaskRun's status from its Job and pods.
@@ -55,6 +48,13 @@ func buildStatus(tr *platformv1.TaskRun, obs *observation, now time.Time) platfo
 	}
 	var reason, message string
 	switch {
+	case tr.Annotations[platformv1.StopReasonAnnotation] != "":
+		// The ScheduleTask controller refused or cancelled the run.
+		st.Phase = platformv1.TaskRunFailed
+		st.Reason = tr.Annotations[platformv1.StopReasonAnnotation]
+		st.Message = tr.Annotations[platformv1.StopMessageAnnotation]
+		st.CompletionTime = &metav1.Time{Time: now}
+		st.Attempts, st.PodName, st.ExitCode = tr.Status.Attempts, tr.Status.PodName, tr.Status.ExitCode
 	case tr.Spec.JobRef == nil:
 		reason, message = string(platformv1.TaskRunPending), "Waiting for the run's Job to be started"
 	case obs.jobGone:
@@ -81,9 +81,7 @@ func buildStatus(tr *platformv1.TaskRun, obs *observation, now time.Time) platfo
 			c.Reason, c.Message = string(st.Phase), fmt.Sprintf("Run is %s", st.Phase)
 		}
 	}
-	c.ObservedGeneration = tr.Generation
-	c.LastTransitionTime = metav1.NewTime(now)
-	meta.SetStatusCondition(&st.Conditions, c)
+	reconcileutil.SetCondition(&st.Conditions, c, tr.Generation, now)
 	return st
 }
 
@@ -114,22 +112,16 @@ func fromJob(st *platformv1.TaskRunStatus, job *batchv1.Job, pods []*corev1.Pod)
 		st.StartTime = job.Status.StartTime
 	}
 
-	for _, c := range job.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobComplete:
+	if c := jobutil.FinishedCondition(job); c != nil {
+		if c.Type == batchv1.JobComplete {
 			st.Phase, st.Reason, st.Message = platformv1.TaskRunSucceeded, platformv1.ReasonCompleted, "Job completed"
 			st.CompletionTime = job.Status.CompletionTime
 			if st.CompletionTime == nil {
 				st.CompletionTime = &c.LastTransitionTime
 			}
-		case batchv1.JobFailed:
+		} else {
 			st.Phase, st.Reason, st.Message = platformv1.TaskRunFailed, c.Reason, c.Message
 			st.CompletionTime = &c.LastTransitionTime
-		default:
-			continue
 		}
 		if st.StartTime == nil {
 			st.StartTime = job.Status.StartTime
@@ -144,7 +136,7 @@ func fromJob(st *platformv1.TaskRunStatus, job *batchv1.Job, pods []*corev1.Pod)
 // exitCode is the exit code of the pod's task container, if it terminated.
 func exitCode(p *corev1.Pod) *int32 {
 	for _, cs := range p.Status.ContainerStatuses {
-		if cs.Name != containerName {
+		if cs.Name != platformv1.TaskContainerName {
 			continue
 		}
 		if t := cs.State.Terminated; t != nil {

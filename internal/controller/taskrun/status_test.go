@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -38,7 +38,7 @@ var (
 // fixture returns a TaskRun of a Job and the Job, as the operator makes them.
 func fixture() (*platformv1.TaskRun, *batchv1.Job) {
 	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "t", UID: "cj"}}
-	cj.Spec.JobTemplate.Spec.Template.Spec.Containers = []corev1.Container{{Name: containerName, Image: "busybox"}}
+	cj.Spec.JobTemplate.Spec.Template.Spec.Containers = []corev1.Container{{Name: platformv1.TaskContainerName, Image: "busybox"}}
 	job := testutil.JobFromCronJob(cj, now.Truncate(time.Minute))
 	job.UID = "job-uid"
 	tr := &platformv1.TaskRun{
@@ -55,22 +55,28 @@ func pod(job *batchv1.Job, name string, offset int, phase corev1.PodPhase, code 
 	return p
 }
 
+// cond is the Succeeded condition buildStatus writes at now.
+func cond(status metav1.ConditionStatus, reason, message string) []metav1.Condition {
+	return []metav1.Condition{{Type: platformv1.ConditionSucceeded, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(now)}}
+}
+
+// at is a time offset seconds after start.
+func at(offset int) *metav1.Time {
+	return &metav1.Time{Time: start.Add(time.Duration(offset) * time.Second)}
+}
+
 func TestBuildStatus_FollowsTheJob(t *testing.T) {
 	tests := []struct {
-		name         string
-		setup        func(*batchv1.Job) []*corev1.Pod
-		wantPhase    platformv1.TaskRunPhase
-		wantReason   string
-		wantCond     metav1.ConditionStatus
-		wantAttempts int32
-		wantExit     *int32
-		wantPod      string
-		wantDuration string
+		name  string
+		setup func(*batchv1.Job) []*corev1.Pod
+		want  platformv1.TaskRunStatus
 	}{
 		{
-			name:      "no pod yet",
-			setup:     func(*batchv1.Job) []*corev1.Pod { return nil },
-			wantPhase: platformv1.TaskRunPending, wantReason: "Pending", wantCond: metav1.ConditionUnknown,
+			name:  "no pod yet",
+			setup: func(*batchv1.Job) []*corev1.Pod { return nil },
+			want: platformv1.TaskRunStatus{Phase: platformv1.TaskRunPending,
+				Conditions: cond(metav1.ConditionUnknown, "Pending", "Run is Pending")},
 		},
 		{
 			name: "pod running",
@@ -78,8 +84,8 @@ func TestBuildStatus_FollowsTheJob(t *testing.T) {
 				testutil.StartJob(j, start)
 				return []*corev1.Pod{pod(j, "p1", 0, corev1.PodRunning, 0)}
 			},
-			wantPhase: platformv1.TaskRunRunning, wantReason: "Running", wantCond: metav1.ConditionUnknown,
-			wantAttempts: 1, wantPod: "p1",
+			want: platformv1.TaskRunStatus{Phase: platformv1.TaskRunRunning, StartTime: at(0), Attempts: 1, PodName: "p1",
+				Conditions: cond(metav1.ConditionUnknown, "Running", "Run is Running")},
 		},
 		{
 			name: "completed",
@@ -87,8 +93,9 @@ func TestBuildStatus_FollowsTheJob(t *testing.T) {
 				testutil.CompleteJob(j, start, start.Add(42*time.Second))
 				return []*corev1.Pod{pod(j, "p1", 0, corev1.PodSucceeded, 0)}
 			},
-			wantPhase: platformv1.TaskRunSucceeded, wantReason: platformv1.ReasonCompleted, wantCond: metav1.ConditionTrue,
-			wantAttempts: 1, wantPod: "p1", wantDuration: "42s",
+			want: platformv1.TaskRunStatus{Phase: platformv1.TaskRunSucceeded, StartTime: at(0), CompletionTime: at(42),
+				Duration: "42s", Attempts: 1, PodName: "p1", Reason: platformv1.ReasonCompleted, Message: "Job completed",
+				Conditions: cond(metav1.ConditionTrue, platformv1.ReasonCompleted, "Job completed")},
 		},
 		{
 			name: "failed after retries",
@@ -96,8 +103,10 @@ func TestBuildStatus_FollowsTheJob(t *testing.T) {
 				testutil.FailJob(j, platformv1.ReasonBackoffLimitExceeded, 3, start, start.Add(90*time.Second))
 				return []*corev1.Pod{pod(j, "p2", 20, corev1.PodFailed, 2), pod(j, "p3", 40, corev1.PodFailed, 3), pod(j, "p1", 0, corev1.PodFailed, 1)}
 			},
-			wantPhase: platformv1.TaskRunFailed, wantReason: platformv1.ReasonBackoffLimitExceeded, wantCond: metav1.ConditionFalse,
-			wantAttempts: 3, wantExit: ptr.To[int32](3), wantPod: "p3", wantDuration: "1m30s",
+			want: platformv1.TaskRunStatus{Phase: platformv1.TaskRunFailed, StartTime: at(0), CompletionTime: at(90),
+				Duration: "1m30s", Attempts: 3, PodName: "p3", ExitCode: ptr.To[int32](3),
+				Reason: platformv1.ReasonBackoffLimitExceeded, Message: "Job failed: BackoffLimitExceeded",
+				Conditions: cond(metav1.ConditionFalse, platformv1.ReasonBackoffLimitExceeded, "Job failed: BackoffLimitExceeded")},
 		},
 		{
 			name: "deadline exceeded, pods already gone",
@@ -105,30 +114,18 @@ func TestBuildStatus_FollowsTheJob(t *testing.T) {
 				testutil.FailJob(j, platformv1.ReasonDeadlineExceeded, 1, start, start.Add(10*time.Second))
 				return nil
 			},
-			wantPhase: platformv1.TaskRunFailed, wantReason: platformv1.ReasonDeadlineExceeded, wantCond: metav1.ConditionFalse,
-			wantAttempts: 1, wantDuration: "10s",
+			want: platformv1.TaskRunStatus{Phase: platformv1.TaskRunFailed, StartTime: at(0), CompletionTime: at(10),
+				Duration: "10s", Attempts: 1, Reason: platformv1.ReasonDeadlineExceeded, Message: "Job failed: DeadlineExceeded",
+				Conditions: cond(metav1.ConditionFalse, platformv1.ReasonDeadlineExceeded, "Job failed: DeadlineExceeded")},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr, job := fixture()
 			pods := tt.setup(job)
-			st := buildStatus(tr, &observation{job: job, pods: pods}, now)
-			if st.Phase != tt.wantPhase || st.Reason != tt.wantReason && st.Phase != platformv1.TaskRunPending && st.Phase != platformv1.TaskRunRunning {
-				t.Errorf("phase/reason = %s/%s, want %s/%s", st.Phase, st.Reason, tt.wantPhase, tt.wantReason)
-			}
-			c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionSucceeded)
-			if c == nil || c.Status != tt.wantCond || c.Reason != tt.wantReason {
-				t.Errorf("Succeeded condition = %+v, want %s/%s", c, tt.wantCond, tt.wantReason)
-			}
-			if st.Attempts != tt.wantAttempts || st.PodName != tt.wantPod || st.Duration != tt.wantDuration {
-				t.Errorf("attempts/pod/duration = %d/%q/%q, want %d/%q/%q", st.Attempts, st.PodName, st.Duration, tt.wantAttempts, tt.wantPod, tt.wantDuration)
-			}
-			if (st.ExitCode == nil) != (tt.wantExit == nil) || st.ExitCode != nil && *st.ExitCode != *tt.wantExit {
-				t.Errorf("exitCode = %v, want %v", st.ExitCode, tt.wantExit)
-			}
-			if tt.wantPhase != platformv1.TaskRunPending && (st.StartTime == nil || !st.StartTime.Time.Equal(start)) {
-				t.Errorf("startTime = %v, want %v", st.StartTime, start)
+			got := buildStatus(tr, &observation{job: job, pods: pods}, now)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("status (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -136,17 +133,39 @@ func TestBuildStatus_FollowsTheJob(t *testing.T) {
 
 func TestBuildStatus_DeletedJobCancelsTheRun(t *testing.T) {
 	tr, _ := fixture()
-	st := buildStatus(tr, &observation{jobGone: true}, now)
-	if st.Phase != platformv1.TaskRunFailed || st.Reason != platformv1.ReasonCancelled || st.CompletionTime == nil {
-		t.Errorf("status = %+v, want Failed/Cancelled with a completion time", st)
+	got := buildStatus(tr, &observation{jobGone: true}, now)
+	msg := "Job " + tr.Spec.JobRef.Name + " was deleted before the run finished"
+	want := platformv1.TaskRunStatus{Phase: platformv1.TaskRunFailed, CompletionTime: &metav1.Time{Time: now},
+		Reason: platformv1.ReasonCancelled, Message: msg,
+		Conditions: cond(metav1.ConditionFalse, platformv1.ReasonCancelled, msg)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
 	}
 }
 
 func TestBuildStatus_ManualRunWithoutJobIsPending(t *testing.T) {
 	tr, _ := fixture()
 	tr.Spec.JobRef = nil
-	st := buildStatus(tr, &observation{}, now)
-	if st.Phase != platformv1.TaskRunPending {
-		t.Errorf("phase = %s, want Pending", st.Phase)
+	got := buildStatus(tr, &observation{}, now)
+	want := platformv1.TaskRunStatus{Phase: platformv1.TaskRunPending,
+		Conditions: cond(metav1.ConditionUnknown, "Pending", "Waiting for the run's Job to be started")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+}
+
+func TestBuildStatus_AStopRequestEndsTheRunWithItsReason(t *testing.T) {
+	tr, job := fixture()
+	testutil.StartJob(job, start)
+	tr.Annotations = map[string]string{
+		platformv1.StopReasonAnnotation:  platformv1.ReasonConcurrencyForbidden,
+		platformv1.StopMessageAnnotation: "Not started: run x is active",
+	}
+	got := buildStatus(tr, &observation{job: job}, now)
+	want := platformv1.TaskRunStatus{Phase: platformv1.TaskRunFailed, CompletionTime: &metav1.Time{Time: now},
+		Reason: platformv1.ReasonConcurrencyForbidden, Message: "Not started: run x is active",
+		Conditions: cond(metav1.ConditionFalse, platformv1.ReasonConcurrencyForbidden, "Not started: run x is active")}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
 	}
 }

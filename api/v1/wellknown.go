@@ -1,0 +1,68 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+// Names and values that users, the CLI and the controllers all see. They are
+// part of the API: a change here is a change users notice.
+
+const (
+	// ManagedByLabel and ManagedByValue mark every object the operator
+	// creates, directly or through a template (CronJobs, Jobs, pods, TaskRuns
+	// it records). The manager caches children of the built-in kinds only
+	// when they carry it, so its memory follows what it manages, not the
+	// size of the cluster.
+	ManagedByLabel = "app.kubernetes.io/managed-by"
+	ManagedByValue = "platform-operator"
+
+	// TaskContainerName is the name of the one container of every run's pod;
+	// `kubectl stask logs` reads it.
+	TaskContainerName = "task"
+
+	// DefaultBackoffLimit is the retries of a run when spec.backoffLimit is
+	// unset; it matches the CRD's default for that field.
+	DefaultBackoffLimit int32 = 6
+	// DefaultRunsHistoryLimit is how many succeeded, and how many failed,
+	// runs a task keeps when its history limits are unset; it matches the
+	// CRD's defaults for those fields.
+	DefaultRunsHistoryLimit int32 = 10
+)
+
+const (
+	// TaskRunUIDAnnotation on a manual run's Job holds its TaskRun's UID: the
+	// Job and the TaskRun are matched by UID, never by name alone.
+	TaskRunUIDAnnotation = "platform.example.com/taskrun-uid"
+	// RunNumberAnnotation on a TaskRun is its place in the count of runs the
+	// task ever started, so status.triggerCount survives retention.
+	RunNumberAnnotation = "platform.example.com/run-number"
+	// StopReasonAnnotation and StopMessageAnnotation on a TaskRun are how the
+	// ScheduleTask controller asks the TaskRun controller, the one writer of
+	// a run's status, to end a run that is not to go on: a manual run that
+	// may not start (ReasonConcurrencyForbidden, ReasonJobNameTaken) or an
+	// active run of a task being deleted (ReasonCancelled).
+	StopReasonAnnotation  = "platform.example.com/stop-reason"
+	StopMessageAnnotation = "platform.example.com/stop-message"
+)
+
+// Reasons a run ended without its Job finishing, beside ReasonCancelled.
+const (
+	// ReasonConcurrencyForbidden ends a manual run that was asked for while
+	// another run was active and the task's concurrencyPolicy is Forbid.
+	ReasonConcurrencyForbidden = "ConcurrencyForbidden"
+	// ReasonJobNameTaken ends a manual run whose Job name is held by a Job
+	// of another run.
+	ReasonJobNameTaken = "JobNameTaken"
+)

@@ -1,0 +1,51 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package jobutil
+
+import (
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestFinished(t *testing.T) {
+	cond := func(typ batchv1.JobConditionType, s corev1.ConditionStatus) batchv1.JobCondition {
+		return batchv1.JobCondition{Type: typ, Status: s}
+	}
+	tests := []struct {
+		name                    string
+		conds                   []batchv1.JobCondition
+		wantFinished, wantSucce bool
+	}{
+		{"no conditions: running", nil, false, false},
+		{"complete", []batchv1.JobCondition{cond(batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue), cond(batchv1.JobComplete, corev1.ConditionTrue)}, true, true},
+		{"failed", []batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue), cond(batchv1.JobFailed, corev1.ConditionTrue)}, true, false},
+		{"failure target only: pods still terminating", []batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue)}, false, false},
+		{"success criteria only: not final yet", []batchv1.JobCondition{cond(batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue)}, false, false},
+		{"complete but False", []batchv1.JobCondition{cond(batchv1.JobComplete, corev1.ConditionFalse)}, false, false},
+		{"suspended", []batchv1.JobCondition{cond(batchv1.JobSuspended, corev1.ConditionTrue)}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			finished, succeeded := Finished(&batchv1.Job{Status: batchv1.JobStatus{Conditions: tt.conds}})
+			if finished != tt.wantFinished || succeeded != tt.wantSucce {
+				t.Errorf("Finished() = %v, %v; want %v, %v", finished, succeeded, tt.wantFinished, tt.wantSucce)
+			}
+		})
+	}
+}

@@ -1,0 +1,307 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconcileutil
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/csaupgrade"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// AppliedHashAnnotation on an object the operator applies is a hash of the
+// configuration it last applied. It lives on the object, so it survives a
+// restart of the manager and costs the manager no memory; with it the
+// applier can tell an unchanged configuration (no write), a new one (an
+// update) and a hand edit of a field the operator sets (a repair).
+const AppliedHashAnnotation = "platform.example.com/applied-hash"
+
+// ApplyResult says what Apply did.
+type ApplyResult string
+
+// What Apply can do.
+const (
+	// ApplyUnchanged: the object already showed the configuration; nothing was written.
+	ApplyUnchanged ApplyResult = "Unchanged"
+	// ApplyCreated: the object did not exist and was created.
+	ApplyCreated ApplyResult = "Created"
+	// ApplyUpdated: the configuration changed (a new spec or a new operator
+	// version) and was applied.
+	ApplyUpdated ApplyResult = "Updated"
+	// ApplyRepaired: the configuration was the one last applied, but someone
+	// changed a field the operator sets; applying it took the field back.
+	ApplyRepaired ApplyResult = "Repaired"
+)
+
+// NotControlledError says that an object of the child's name exists and is
+// controlled by something else (or nothing): the applier never takes over
+// an object that is not its owner's.
+type NotControlledError struct {
+	// Kind and Name identify the object.
+	Kind, Name string
+	// Owner names the object that wanted it, as "Kind name".
+	Owner string
+}
+
+func (e *NotControlledError) Error() string {
+	return fmt.Sprintf("%s %s exists and is not controlled by %s; delete or rename it", e.Kind, e.Name, e.Owner)
+}
+
+// Applier keeps children in line with server-side apply under one field
+// manager with forced ownership, so managedFields say who owns what and a
+// changed value of a field the operator sets is taken back by the next apply.
+// Fields the configuration leaves out are the API server's defaults or
+// another manager's, and are never fought over; a field another manager
+// added stays.
+//
+// An apply is skipped when the object carries the hash of this very
+// configuration (AppliedHashAnnotation) and still shows every value of it,
+// so a pass that changes nothing writes nothing, also right after a restart.
+type Applier struct {
+	// Client reads from the manager's cache and applies.
+	Client client.Client
+	// APIReader looks past the cache for an object the cache does not show
+	// (not created yet, or made before it carried the label the cache
+	// selects on), so the applier never takes over an object it cannot see.
+	APIReader client.Reader
+	// FieldManager names the controller in managedFields.
+	FieldManager string
+}
+
+// Apply makes obj, the child named by desired, show desired, and leaves
+// the child as the API server returned it (or as the cache showed it when
+// nothing was written) in obj. owner must control the child; a child that
+// exists under another controller is a *NotControlledError. desired must be a
+// typed apply configuration (k8s.io/client-go/applyconfigurations) with its
+// kind, apiVersion, name and namespace set.
+func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired runtime.ApplyConfiguration) (ApplyResult, error) {
+	want, hash, err := withHash(desired)
+	if err != nil {
+		return "", err
+	}
+	u := &unstructured.Unstructured{Object: want}
+	key := types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}
+
+	result := ApplyCreated
+	exists, err := a.get(ctx, key, obj)
+	if err != nil {
+		return "", err
+	}
+	if exists {
+		if !metav1.IsControlledBy(obj, owner) {
+			return "", &NotControlledError{Kind: u.GetKind(), Name: key.Name, Owner: controllerOf(u)}
+		}
+		liveHash, hashed := obj.GetAnnotations()[AppliedHashAnnotation]
+		shows, err := shows(obj, want)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case liveHash == hash && shows:
+			return ApplyUnchanged, nil
+		case liveHash == hash:
+			result = ApplyRepaired
+		default:
+			result = ApplyUpdated
+		}
+		if !hashed {
+			// Written before by an Update (an earlier version of the
+			// operator): fields that manager owns would survive their removal
+			// from the configuration, so they move to this field manager first.
+			if err := a.adopt(ctx, key, obj); err != nil {
+				return "", err
+			}
+		}
+	}
+
+	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+		client.FieldOwner(a.FieldManager), client.ForceOwnership); err != nil {
+		return "", fmt.Errorf("apply %s %s: %w", u.GetKind(), key, err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return "", fmt.Errorf("read applied %s %s: %w", u.GetKind(), key, err)
+	}
+	return result, nil
+}
+
+// controllerOf names the controller that the configuration gives the child.
+func controllerOf(u *unstructured.Unstructured) string {
+	for _, ref := range u.GetOwnerReferences() {
+		if ptr.Deref(ref.Controller, false) {
+			return ref.Kind + " " + ref.Name
+		}
+	}
+	return "its owner"
+}
+
+// get reads the child from the cache, or else from the API server. It
+// reports whether the child exists.
+func (a *Applier) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
+	err := a.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) && a.APIReader != nil {
+		err = a.APIReader.Get(ctx, key, obj)
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("get %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// adopt moves the fields that Update requests set on the child to this
+// applier's field manager (client-go's csaupgrade), once.
+func (a *Applier) adopt(ctx context.Context, key types.NamespacedName, obj client.Object) error {
+	full, ok := obj.DeepCopyObject().(client.Object)
+	if !ok || a.APIReader == nil {
+		return nil
+	}
+	// The cache keeps no managedFields; read them.
+	if err := a.APIReader.Get(ctx, key, full); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	updaters := sets.New[string]()
+	for _, mf := range full.GetManagedFields() {
+		if mf.Operation == metav1.ManagedFieldsOperationUpdate && mf.Subresource == "" && mf.Manager != a.FieldManager {
+			updaters.Insert(mf.Manager)
+		}
+	}
+	if updaters.Len() == 0 {
+		return nil
+	}
+	before := full.DeepCopyObject().(client.Object)
+	if err := csaupgrade.UpgradeManagedFields(full, updaters, a.FieldManager); err != nil {
+		return fmt.Errorf("adopt fields of %s: %w", key, err)
+	}
+	if reflect.DeepEqual(before.GetManagedFields(), full.GetManagedFields()) {
+		return nil
+	}
+	if err := a.Client.Update(ctx, full); err != nil {
+		return fmt.Errorf("adopt fields of %s: %w", key, err)
+	}
+	return nil
+}
+
+// withHash turns desired into the object to apply, with the hash of its
+// content in AppliedHashAnnotation.
+func withHash(desired runtime.ApplyConfiguration) (map[string]any, string, error) {
+	data, err := json.Marshal(desired)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode apply configuration: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:8])
+	var want map[string]any
+	if err := json.Unmarshal(data, &want); err != nil {
+		return nil, "", fmt.Errorf("decode apply configuration: %w", err)
+	}
+	u := &unstructured.Unstructured{Object: want}
+	annotations := u.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AppliedHashAnnotation] = hash
+	u.SetAnnotations(annotations)
+	return u.Object, hash, nil
+}
+
+// shows reports whether the live object holds every value of want. Values
+// the API server added (defaults) and fields of other managers are ignored;
+// lists are compared item by item and must be as long.
+func shows(live client.Object, want map[string]any) (bool, error) {
+	data, err := json.Marshal(live)
+	if err != nil {
+		return false, fmt.Errorf("encode %s: %w", live.GetName(), err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(data, &got); err != nil {
+		return false, fmt.Errorf("decode %s: %w", live.GetName(), err)
+	}
+	// The kind and apiVersion of a typed object read from the cache are
+	// empty; they are the apply configuration's by construction.
+	w := maps.Clone(want)
+	delete(w, "kind")
+	delete(w, "apiVersion")
+	return Contains(got, w), nil
+}
+
+// Contains reports whether got holds every value of want: maps may have
+// more keys, lists must have as many items and each must hold want's, and
+// other values must be equal. Both sides must come from encoding/json, so
+// numbers compare as float64.
+func Contains(got, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return len(w) == 0 && got == nil
+		}
+		for k, wv := range w {
+			if !Contains(g[k], wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return len(w) == 0 && got == nil
+		}
+		if len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !Contains(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(got, want)
+	}
+}
+
+// ApplyConfigurationOf converts a typed API value (a container's env var, a
+// security context, resource requirements) to the apply configuration of the
+// same type, through JSON, which both share: what the typed value's JSON
+// leaves out (empty fields with omitempty) stays out of the configuration,
+// so the applier owns exactly the fields the value sets.
+func ApplyConfigurationOf[T any](in any) (*T, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", in, err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, fmt.Errorf("decode %T as %T: %w", in, out, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconcileutil
+
+import (
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// CacheBlock is what one kind's controllers need of the manager's cache.
+// The manager's cache options are the merge of every kind's block (see
+// CacheOptions), so adding a kind adds a block and edits no other kind's.
+type CacheBlock struct {
+	// KindLabel is the label the kind puts on every object it creates,
+	// directly or through a template; its value names the owning object.
+	KindLabel string
+	// Children maps each built-in type the kind creates (CronJobs, Jobs,
+	// pods, Deployments, ...) to the transform that keeps of such an object
+	// what the kind's controllers read, or nil to keep it whole. Children of
+	// every kind are cached only when they carry platformv1.ManagedByLabel;
+	// the transform applies to those carrying KindLabel.
+	Children map[client.Object]toolscache.TransformFunc
+	// Own holds the cache options of the kind's own resources.
+	Own map[client.Object]cache.ByObject
+}
+
+// stripManagedFields drops metadata.managedFields, which no reconciler
+// reads (the applier reads them past the cache when it needs them).
+var stripManagedFields = cache.TransformStripManagedFields()
+
+// CacheOptions merges the kinds' blocks into the manager's cache options:
+// children are selected by the managed-by label, so memory follows what the
+// operator manages and not the size of the cluster; each child is
+// transformed by the block of the kind whose label it carries; nothing keeps
+// managedFields.
+//
+// A transform may slim an object (drop its spec, its status details); such an
+// object must never be written back with an Update, which would store the
+// slimmed fields. Writes of slimmed objects are patches of the fields the
+// writer set, or do not happen (see each block).
+func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
+	managed := labels.SelectorFromSet(labels.Set{platformv1.ManagedByLabel: platformv1.ManagedByValue})
+	byObject := map[client.Object]cache.ByObject{}
+	type child struct {
+		obj        client.Object
+		transforms map[string]toolscache.TransformFunc
+	}
+	children := map[reflect.Type]*child{}
+	for _, b := range blocks {
+		for obj, opts := range b.Own {
+			byObject[obj] = withStrip(opts)
+		}
+		for obj, t := range b.Children {
+			typ := reflect.TypeOf(obj)
+			c := children[typ]
+			if c == nil {
+				c = &child{obj: obj, transforms: map[string]toolscache.TransformFunc{}}
+				children[typ] = c
+			}
+			if _, dup := c.transforms[b.KindLabel]; dup {
+				return cache.Options{}, fmt.Errorf("two cache blocks for %T with label %s", obj, b.KindLabel)
+			}
+			c.transforms[b.KindLabel] = t
+		}
+	}
+	for _, c := range children {
+		byObject[c.obj] = cache.ByObject{Label: managed, Transform: byKindLabel(c.transforms)}
+	}
+	return cache.Options{DefaultTransform: stripManagedFields, ByObject: byObject}, nil
+}
+
+// byKindLabel returns a transform that applies, to an object carrying one of
+// the kinds' labels, that kind's transform, and strips managedFields of all.
+func byKindLabel(transforms map[string]toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		if o, ok := obj.(client.Object); ok {
+			for label, t := range transforms {
+				if _, has := o.GetLabels()[label]; has && t != nil {
+					var err error
+					if obj, err = t(obj); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+		}
+		return stripManagedFields(obj)
+	}
+}
+
+// withStrip makes a block's own transform strip managedFields too.
+func withStrip(opts cache.ByObject) cache.ByObject {
+	if t := opts.Transform; t != nil {
+		opts.Transform = func(obj any) (any, error) {
+			obj, err := t(obj)
+			if err != nil {
+				return nil, err
+			}
+			return stripManagedFields(obj)
+		}
+	}
+	return opts
+}
+
+// KeepKeys returns the entries of m with the given keys, nil when none: what
+// a transform keeps of an object's labels or annotations.
+func KeepKeys(m map[string]string, keys ...string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			if out == nil {
+				out = make(map[string]string, len(keys))
+			}
+			out[k] = v
+		}
+	}
+	return out
+}

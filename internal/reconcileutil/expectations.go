@@ -1,0 +1,133 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconcileutil
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Expectations remembers, per key, values this manager has caused and the
+// cache may not show yet, in the style of Kueue's and the ReplicaSet
+// controller's expectations. The ScheduleTask controller keeps two: the
+// resourceVersions its own writes replaced (a pass starting from one of those
+// would read stale data and end in a conflict), and the Jobs whose runs it
+// deleted (a stale cache must not make it record them again).
+//
+// Values are only compared for equality. With a TTL, a value is dropped that
+// long after it was remembered: long after any cache catches up, and short
+// enough that the store does not grow with the cluster's history.
+type Expectations[K, V comparable] struct {
+	// TTL, when positive, bounds how long a value is remembered.
+	TTL time.Duration
+	// Clock tells time for the TTL; the real clock when nil.
+	Clock clock.PassiveClock
+
+	mu sync.Mutex
+	m  map[K]map[V]time.Time
+}
+
+// Remember records v under key.
+func (e *Expectations[K, V]) Remember(key K, v V) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	if e.m == nil {
+		e.m = map[K]map[V]time.Time{}
+	}
+	e.expire(now)
+	if e.m[key] == nil {
+		e.m[key] = map[V]time.Time{}
+	}
+	e.m[key][v] = now
+}
+
+// Has reports whether v is remembered under key.
+func (e *Expectations[K, V]) Has(key K, v V) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.m[key][v]
+	return ok && (e.TTL <= 0 || e.now().Sub(t) <= e.TTL)
+}
+
+// Forget drops everything remembered under key.
+func (e *Expectations[K, V]) Forget(key K) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.m, key)
+}
+
+// Len is the number of keys with something remembered.
+func (e *Expectations[K, V]) Len() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.m)
+}
+
+// expire drops values older than the TTL; the caller holds the lock. It runs
+// on every Remember, which is rare next to Has, so its scan costs little.
+func (e *Expectations[K, V]) expire(now time.Time) {
+	if e.TTL <= 0 {
+		return
+	}
+	for k, vs := range e.m {
+		for v, t := range vs {
+			if now.Sub(t) > e.TTL {
+				delete(vs, v)
+			}
+		}
+		if len(vs) == 0 {
+			delete(e.m, k)
+		}
+	}
+}
+
+func (e *Expectations[K, V]) now() time.Time {
+	if e.Clock == nil {
+		return time.Now()
+	}
+	return e.Clock.Now()
+}
+
+// OwnWrites remembers, per object UID, the resourceVersions that this
+// manager's own writes replaced, until the cache shows a version they did
+// not replace. A pass that starts from a version the manager has already
+// replaced would work from stale data and end in a conflict (at scale, a
+// storm of them); it is skipped instead, because the watch event of the write
+// that replaced it is on its way and starts a pass on fresh data.
+type OwnWrites struct {
+	e Expectations[string, string]
+}
+
+// Wrote records that a write replaced version before of the object uid.
+func (w *OwnWrites) Wrote(uid, before string) { w.e.Remember(uid, before) }
+
+// Stale reports whether version rv of object uid is one this manager's own
+// writes replaced. Any other version means the cache has caught up (or
+// someone else wrote), and what was remembered of the object is dropped.
+func (w *OwnWrites) Stale(uid, rv string) bool {
+	if w.e.Has(uid, rv) {
+		return true
+	}
+	w.e.Forget(uid)
+	return false
+}
+
+// Forget drops what is known of an object, once it is gone.
+func (w *OwnWrites) Forget(uid string) { w.e.Forget(uid) }

@@ -1,0 +1,231 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package reconcileutil
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// parse decodes a JSON literal as encoding/json does for both sides of Contains.
+func parse(t *testing.T, s string) any {
+	t.Helper()
+	var out any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestContains(t *testing.T) {
+	tests := []struct {
+		name      string
+		got, want string
+		contains  bool
+	}{
+		{"equal", `{"a":1,"b":"x"}`, `{"a":1,"b":"x"}`, true},
+		{"defaults and other managers' fields are ignored", `{"a":1,"b":"x","c":{"d":true}}`, `{"a":1}`, true},
+		{"a changed value is seen", `{"a":2}`, `{"a":1}`, false},
+		{"a missing value is seen", `{"b":1}`, `{"a":1}`, false},
+		{"nested maps", `{"s":{"t":{"u":1,"v":2}}}`, `{"s":{"t":{"u":1}}}`, true},
+		{"nested change", `{"s":{"t":{"u":3,"v":2}}}`, `{"s":{"t":{"u":1}}}`, false},
+		{"list items compared in order, defaults inside ignored", `{"l":[{"n":"a","pull":"IfNotPresent"},{"n":"b"}]}`, `{"l":[{"n":"a"},{"n":"b"}]}`, true},
+		{"an added list item is seen", `{"l":[{"n":"a"},{"n":"sidecar"}]}`, `{"l":[{"n":"a"}]}`, false},
+		{"a reordered list is seen", `{"l":["b","a"]}`, `{"l":["a","b"]}`, false},
+		{"false is a value", `{"suspend":true}`, `{"suspend":false}`, false},
+		{"empty want map holds on a missing one", `{}`, `{"m":{}}`, true},
+		{"type change is seen", `{"a":"1"}`, `{"a":1}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Contains(parse(t, tt.got), parse(t, tt.want)); got != tt.contains {
+				t.Errorf("Contains(%s, %s) = %v, want %v", tt.got, tt.want, got, tt.contains)
+			}
+		})
+	}
+}
+
+func TestWithHash_SameConfigurationSameHashAnyChangeAnother(t *testing.T) {
+	cfg := func(image string) *corev1ac.PodApplyConfiguration {
+		return corev1ac.Pod("p", "ns").WithLabels(map[string]string{"a": "b"}).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("c").WithImage(image)))
+	}
+	want1, h1, err := withHash(cfg("one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, h1again, _ := withHash(cfg("one"))
+	_, h2, _ := withHash(cfg("two"))
+	if h1 != h1again {
+		t.Errorf("hash of the same configuration changed: %s, %s", h1, h1again)
+	}
+	if h1 == h2 {
+		t.Errorf("hash did not change with the image")
+	}
+	meta := want1["metadata"].(map[string]any)
+	if diff := cmp.Diff(map[string]any{AppliedHashAnnotation: h1}, meta["annotations"]); diff != "" {
+		t.Errorf("annotations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"a": "b"}, meta["labels"]); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+}
+
+func TestShows_ToleratesDefaultsAndSeesHandEdits(t *testing.T) {
+	desired := corev1ac.Pod("p", "ns").
+		WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("c").WithImage("img").
+			WithResources(corev1ac.ResourceRequirements().WithLimits(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000m")}))))
+	want, _, err := withHash(desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{},
+		ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Annotations: map[string]string{AppliedHashAnnotation: want["metadata"].(map[string]any)["annotations"].(map[string]any)[AppliedHashAnnotation].(string)}, ResourceVersion: "7"},
+		Spec: corev1.PodSpec{
+			DNSPolicy: corev1.DNSClusterFirst,
+			Containers: []corev1.Container{{Name: "c", Image: "img", ImagePullPolicy: corev1.PullIfNotPresent,
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}},
+		},
+	}
+	if ok, err := shows(live, want); err != nil || !ok {
+		t.Errorf("shows() = %v, %v on an object with only defaults added; want true", ok, err)
+	}
+	live.Spec.Containers[0].Image = "evil"
+	if ok, _ := shows(live, want); ok {
+		t.Errorf("shows() = true after a hand edit of the image")
+	}
+}
+
+func TestApplyConfigurationOf_KeepsOnlyWhatTheValueSets(t *testing.T) {
+	env := corev1.EnvVar{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}
+	got, err := ApplyConfigurationOf[corev1ac.EnvVarApplyConfiguration](&env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := corev1ac.EnvVar().WithName("POD").
+		WithValueFrom(corev1ac.EnvVarSource().WithFieldRef(corev1ac.ObjectFieldSelector().WithFieldPath("metadata.name")))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestExpectations_RemembersPerKeyUntilTheTTL(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e := Expectations[string, int]{TTL: time.Minute, Clock: clock}
+	e.Remember("a", 1)
+	if !e.Has("a", 1) || e.Has("a", 2) || e.Has("b", 1) {
+		t.Fatalf("Has answers for values not remembered, or not for one that was")
+	}
+	clock.SetTime(clock.Now().Add(2 * time.Minute))
+	if e.Has("a", 1) {
+		t.Errorf("a value is remembered past its TTL")
+	}
+	e.Remember("b", 1) // expires a's old value
+	if e.Len() != 1 {
+		t.Errorf("%d keys remembered, want 1 once expired values are dropped", e.Len())
+	}
+	e.Forget("b")
+	if e.Has("b", 1) || e.Len() != 0 {
+		t.Errorf("Forget left something behind")
+	}
+}
+
+func TestOwnWrites_AVersionReplacedByOwnWriteIsStaleUntilTheCacheCatchesUp(t *testing.T) {
+	var w OwnWrites
+	w.Wrote("uid", "10")
+	w.Wrote("uid", "11")
+	if !w.Stale("uid", "10") || !w.Stale("uid", "11") {
+		t.Fatalf("versions our writes replaced are not stale")
+	}
+	if w.Stale("uid", "12") {
+		t.Fatalf("a version we did not replace is stale")
+	}
+	if w.Stale("uid", "10") {
+		t.Errorf("after the cache showed a newer version, the old record should be gone")
+	}
+	if w.Stale("other", "10") {
+		t.Errorf("another object's version is stale")
+	}
+}
+
+func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
+	stripSpec := func(obj any) (any, error) {
+		obj.(*batchv1.Job).Spec = batchv1.JobSpec{}
+		return obj, nil
+	}
+	opts, err := CacheOptions(
+		CacheBlock{KindLabel: "kind-a", Children: mapOf(&batchv1.Job{}, stripSpec)},
+		CacheBlock{KindLabel: "kind-b", Children: mapOf(&batchv1.Job{}, nil)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.ByObject) != 1 {
+		t.Fatalf("%d cache entries, want one for Jobs", len(opts.ByObject))
+	}
+	var transform func(any) (any, error)
+	for obj, by := range opts.ByObject {
+		if _, ok := obj.(*batchv1.Job); !ok {
+			t.Fatalf("entry for %T", obj)
+		}
+		if got := by.Label.String(); got != "app.kubernetes.io/managed-by=platform-operator" {
+			t.Errorf("selector %q, want the managed-by label", got)
+		}
+		transform = by.Transform
+	}
+	job := func(label string) *batchv1.Job {
+		return &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{label: "x"},
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+			Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](1)},
+		}
+	}
+	a, _ := transform(job("kind-a"))
+	b, _ := transform(job("kind-b"))
+	if a.(*batchv1.Job).Spec.Parallelism != nil {
+		t.Errorf("kind-a's transform did not run on its Job")
+	}
+	if b.(*batchv1.Job).Spec.Parallelism == nil {
+		t.Errorf("kind-a's transform ran on kind-b's Job")
+	}
+	if a.(*batchv1.Job).ManagedFields != nil || b.(*batchv1.Job).ManagedFields != nil {
+		t.Errorf("managedFields kept")
+	}
+
+	if _, err := CacheOptions(CacheBlock{KindLabel: "k", Children: mapOf(&batchv1.Job{}, nil)},
+		CacheBlock{KindLabel: "k", Children: mapOf(&batchv1.Job{}, nil)}); err == nil {
+		t.Errorf("two blocks for the same type and label were accepted")
+	}
+}
+
+// mapOf is a Children map of one entry.
+func mapOf(obj client.Object, t toolscache.TransformFunc) map[client.Object]toolscache.TransformFunc {
+	return map[client.Object]toolscache.TransformFunc{obj: t}
+}
