@@ -22,10 +22,7 @@ limitations under the License.
 package localwebhook
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,9 +30,12 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/util/yaml"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	certutil "k8s.io/client-go/util/cert"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/example/platform-operator/internal/yamldoc"
 )
 
 // Host is where the local manager serves its webhooks.
@@ -74,54 +74,29 @@ func EnsureCerts(dir string) ([]byte, error) {
 // and returns them as YAML, every webhook calling https://Host:port<its path>
 // and trusting caBundle.
 func Render(manifests string, port int, caBundle []byte) ([]byte, error) {
-	f, err := os.Open(manifests)
+	raws, err := yamldoc.ReadFile(manifests)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	dec := yaml.NewYAMLOrJSONDecoder(f, 4096)
-	var out bytes.Buffer
-	url := func(cc *admissionregistrationv1.WebhookClientConfig) error {
-		if cc.Service == nil || cc.Service.Path == nil {
-			return errors.New("webhook without a service path")
-		}
-		u := fmt.Sprintf("https://%s:%d%s", Host, port, *cc.Service.Path)
-		*cc = admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
-		return nil
-	}
-	for {
-		var raw map[string]any
-		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return nil, fmt.Errorf("read %s: %w", manifests, err)
-		}
-		if raw == nil {
-			continue
-		}
-		data, err := sigsyaml.Marshal(raw)
-		if err != nil {
-			return nil, err
-		}
-		var obj any
+	var objs []any
+	for _, raw := range raws {
+		var obj metav1.Object
 		var configs []*admissionregistrationv1.WebhookClientConfig
-		switch raw["kind"] {
+		switch yamldoc.Kind(raw) {
 		case "MutatingWebhookConfiguration":
 			c := &admissionregistrationv1.MutatingWebhookConfiguration{}
-			if err := sigsyaml.Unmarshal(data, c); err != nil {
-				return nil, err
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, c); err != nil {
+				return nil, fmt.Errorf("read %s: %w", manifests, err)
 			}
-			c.Name = "platform-operator-dev-" + c.Name
 			for i := range c.Webhooks {
 				configs = append(configs, &c.Webhooks[i].ClientConfig)
 			}
 			obj = c
 		case "ValidatingWebhookConfiguration":
 			c := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-			if err := sigsyaml.Unmarshal(data, c); err != nil {
-				return nil, err
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, c); err != nil {
+				return nil, fmt.Errorf("read %s: %w", manifests, err)
 			}
-			c.Name = "platform-operator-dev-" + c.Name
 			for i := range c.Webhooks {
 				configs = append(configs, &c.Webhooks[i].ClientConfig)
 			}
@@ -129,19 +104,19 @@ func Render(manifests string, port int, caBundle []byte) ([]byte, error) {
 		default:
 			continue
 		}
+		// A name of its own, so that it never replaces an installed
+		// operator's configuration.
+		obj.SetName("platform-operator-dev-" + obj.GetName())
 		for _, cc := range configs {
-			if err := url(cc); err != nil {
-				return nil, err
+			if cc.Service == nil || cc.Service.Path == nil {
+				return nil, fmt.Errorf("%s %s: webhook without a service path", yamldoc.Kind(raw), obj.GetName())
 			}
+			u := fmt.Sprintf("https://%s:%d%s", Host, port, *cc.Service.Path)
+			*cc = admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
 		}
-		y, err := sigsyaml.Marshal(obj)
-		if err != nil {
-			return nil, err
-		}
-		out.WriteString("---\n")
-		out.Write(y)
+		objs = append(objs, obj)
 	}
-	return out.Bytes(), nil
+	return yamldoc.Encode(objs...)
 }
 
 // RenderCRDs reads the CRDs in dir and returns them as YAML, each CRD that
@@ -152,7 +127,7 @@ func RenderCRDs(dir string, port int, caBundle []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out bytes.Buffer
+	var crds []any
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -172,12 +147,7 @@ func RenderCRDs(dir string, port int, caBundle []byte) ([]byte, error) {
 				},
 			}
 		}
-		y, err := sigsyaml.Marshal(&crd)
-		if err != nil {
-			return nil, err
-		}
-		out.WriteString("---\n")
-		out.Write(y)
+		crds = append(crds, &crd)
 	}
-	return out.Bytes(), nil
+	return yamldoc.Encode(crds...)
 }
