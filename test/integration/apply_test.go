@@ -163,8 +163,9 @@ func TestScheduleTask_CronJobOfSomeoneElseIsNeverTakenOver(t *testing.T) {
 
 func TestScheduleTask_NextScheduleTimeNeverLagsTheClock(t *testing.T) {
 	// envtest runs no CronJob controller, so no Job or CronJob status wakes
-	// the task at its fire time: only the operator's own requeue can move
-	// nextScheduleTime on, as for a Forbid task whose run outlasts a period.
+	// the task at its fire time, as for a Forbid task whose run outlasts a
+	// period. (This suite's 3-second resync would move it on too; the unit
+	// test of untilPastNextSchedule pins the requeue itself.)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	st := testutil.NewScheduleTask(ns, "ticking", testutil.WithSchedule("* * * * *"),

@@ -135,14 +135,20 @@ func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleT
 	if ok {
 		st.ObservedGeneration = task.Generation
 	}
-	if next := st.NextScheduleTime; next != nil {
-		// Nothing else need wake the task at its fire time (a Forbid task
-		// with a long run, for one, sees no new Job): wake it just after, so
-		// nextScheduleTime never lags behind the clock.
-		obs.wakeAt(next.Sub(now) + nextScheduleSlack)
-	}
+	obs.wakeAt(untilPastNextSchedule(&st, now))
 	_, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
 	return err
+}
+
+// untilPastNextSchedule is how long until just after the next fire time, 0
+// when there is none. Nothing else need wake the task then (a Forbid task with
+// a long run, for one, sees no new Job), so the pass is asked for, and
+// nextScheduleTime never lags behind the clock.
+func untilPastNextSchedule(st *platformv1.ScheduleTaskStatus, now time.Time) time.Duration {
+	if st.NextScheduleTime == nil {
+		return 0
+	}
+	return max(st.NextScheduleTime.Sub(now), 0) + nextScheduleSlack
 }
 
 // nextScheduleSlack is how long after a fire time the task is woken to move

@@ -157,3 +157,33 @@ func TestNames_AreDeterministicAndValid(t *testing.T) {
 		t.Errorf("truncateName left a trailing dash: %q", got)
 	}
 }
+
+func TestUntilPastNextSchedule_WakesTheTaskJustAfterItsNextFireTime(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+	tests := []struct {
+		name string
+		next *metav1.Time
+		want time.Duration
+	}{
+		{"no next run (suspended)", nil, 0},
+		{"next run in 30s", &metav1.Time{Time: now.Add(30 * time.Second)}, 31 * time.Second},
+		{"a fire time already past (a late timer)", &metav1.Time{Time: now.Add(-time.Second)}, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := untilPastNextSchedule(&platformv1.ScheduleTaskStatus{NextScheduleTime: tt.next}, now)
+			if got != tt.want {
+				t.Errorf("untilPastNextSchedule() = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuildStatus_NextScheduleTimeIsNeverInThePast(t *testing.T) {
+	task := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("*/5 * * * *"))
+	now := time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC) // exactly a fire time
+	st := buildStatus(task, &observation{}, now)
+	if want := now.Add(5 * time.Minute); st.NextScheduleTime == nil || !st.NextScheduleTime.Time.Equal(want) {
+		t.Errorf("nextScheduleTime = %v at a fire time, want the following one %s", st.NextScheduleTime, want)
+	}
+}
