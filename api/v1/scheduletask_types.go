@@ -78,7 +78,7 @@ type ScheduleTaskSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="must not set a time zone with TZ= or CRON_TZ=; use spec.timeZone"
-	Schedule string `json:"schedule"`
+	Schedule string `json:"schedule,omitempty"`
 
 	// timeZone is the IANA name of the zone the schedule is read in, for
 	// example "Europe/Berlin". The kube-controller-manager's zone when unset.
@@ -90,7 +90,7 @@ type ScheduleTaskSpec struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	Image string `json:"image"`
+	Image string `json:"image,omitempty"`
 
 	// command overrides the image's entrypoint.
 	// +optional
@@ -110,7 +110,7 @@ type ScheduleTaskSpec struct {
 
 	// resources are the container's compute requests and limits.
 	// +optional
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// securityContext is the container's security context. When unset, runs
 	// get no privilege escalation and the runtime's default seccomp profile;
@@ -122,46 +122,59 @@ type ScheduleTaskSpec struct {
 	// serviceAccountName is the ServiceAccount the run's pod uses.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
-	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
 
 	// concurrencyPolicy says what happens when a run is due while another is
 	// still active: Allow, Forbid or Replace.
 	// +optional
-	// +kubebuilder:default=Allow
+	// +default="Allow"
 	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
 
 	// backoffLimit is the number of retries after a failed attempt, as in a Job.
 	// +optional
-	// +kubebuilder:default=6
+	// +default=6
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
 
 	// activeDeadlineSeconds is the timeout of one run, counted from its start.
+	// ---
+	// Exception to kube-api-linter's optionalfields: 0 is invalid, so the field
+	// would not need a pointer, but it stays one: nil is "no timeout" in the
+	// Job's *int64 activeDeadlineSeconds it is copied to, and the wire format
+	// and the validation are the same either way.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
-	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"` //nolint:kubeapilinter // pointer mirrors batch/v1, see above
 
 	// startingDeadlineSeconds is how late a missed run may still start.
+	// ---
+	// Exception to kube-api-linter's optionalfields, as for
+	// activeDeadlineSeconds: a pointer like the CronJob's
+	// *int64 startingDeadlineSeconds it is copied to.
 	// +optional
 	// +kubebuilder:validation:Minimum=10
-	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
+	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"` //nolint:kubeapilinter // pointer mirrors batch/v1, see above
 
 	// suspend stops new scheduled runs; runs already started go on.
+	// ---
+	// Exception to kube-api-linter's nobools: a bool because it mirrors
+	// CronJob's spec.suspend, which the operator copies it to, and because the
+	// field is in use.
 	// +optional
-	// +kubebuilder:default=false
-	Suspend *bool `json:"suspend,omitempty"`
+	// +default=false
+	Suspend *bool `json:"suspend,omitempty"` //nolint:kubeapilinter // mirrors CronJob's suspend, see above
 
 	// successfulRunsHistoryLimit is how many succeeded TaskRuns to keep.
 	// +optional
-	// +kubebuilder:default=10
+	// +default=10
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	SuccessfulRunsHistoryLimit *int32 `json:"successfulRunsHistoryLimit,omitempty"`
 
 	// failedRunsHistoryLimit is how many failed TaskRuns to keep.
 	// +optional
-	// +kubebuilder:default=10
+	// +default=10
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	FailedRunsHistoryLimit *int32 `json:"failedRunsHistoryLimit,omitempty"`
@@ -170,6 +183,12 @@ type ScheduleTaskSpec struct {
 // ScheduleTaskStatus is rebuilt by the operator from the task's CronJob and
 // TaskRuns on every reconcile.
 type ScheduleTaskStatus struct {
+	// conditions are the latest observations of the task's state.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
 	// lastScheduleTime is when a run was last started.
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
@@ -180,15 +199,22 @@ type ScheduleTaskStatus struct {
 
 	// lastTaskRunName is the name of the newest TaskRun.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	LastTaskRunName string `json:"lastTaskRunName,omitempty"`
 
-	// triggerCount is the number of runs ever started.
+	// triggerCount is the number of runs ever started; unset until the first.
 	// +optional
+	// +kubebuilder:validation:Minimum=1
 	TriggerCount int64 `json:"triggerCount,omitempty"`
 
 	// active is true while a run is in progress.
+	// ---
+	// Exception to kube-api-linter's nobools and optionalfields: a bool that is
+	// always written (no omitempty), so that the Active column of
+	// `kubectl get scheduletasks` shows false rather than nothing; the field
+	// and its JSON are in use.
 	// +optional
-	Active bool `json:"active"`
+	Active bool `json:"active"` //nolint:kubeapilinter // always-written bool for the Active column, see above
 
 	// activeRuns are the names of the TaskRuns in progress.
 	// +optional
@@ -206,13 +232,8 @@ type ScheduleTaskStatus struct {
 
 	// observedGeneration is the spec generation the status describes.
 	// +optional
+	// +kubebuilder:validation:Minimum=1
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions are the latest observations of the task's state.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -238,11 +259,15 @@ type ScheduleTask struct {
 
 	// spec defines the task: what to run and when.
 	// +required
-	Spec ScheduleTaskSpec `json:"spec"`
+	Spec ScheduleTaskSpec `json:"spec,omitzero"`
 
 	// status is the observed state of the task.
+	// ---
+	// Exception to kube-api-linter's optionalfields: a value omitted when zero,
+	// not a pointer, as the status of every Kubernetes object is
+	// (kubernetes-sigs/kube-api-linter#192).
 	// +optional
-	Status ScheduleTaskStatus `json:"status,omitzero"`
+	Status ScheduleTaskStatus `json:"status,omitzero"` //nolint:kubeapilinter // status is a value, see above
 }
 
 // +kubebuilder:object:root=true

@@ -72,11 +72,13 @@ type JobRef struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
-	Name string `json:"name"`
+	Name string `json:"name,omitempty"`
 
 	// uid of the Job.
 	// +required
-	UID types.UID `json:"uid"`
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MinLength=1
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // TaskRunSpec says which task a run belongs to and what started it. It is a
@@ -90,11 +92,11 @@ type TaskRunSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="scheduleTaskName is immutable"
-	ScheduleTaskName string `json:"scheduleTaskName"`
+	ScheduleTaskName string `json:"scheduleTaskName,omitempty"`
 
 	// trigger says what started the run: Scheduled or Manual.
 	// +optional
-	// +kubebuilder:default=Manual
+	// +default="Manual"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="trigger is immutable"
 	Trigger Trigger `json:"trigger,omitempty"`
 
@@ -104,16 +106,31 @@ type TaskRunSpec struct {
 	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
 
 	// jobRef is the Job that carries the run; set by the operator, once.
+	// ---
+	// Exception to kube-api-linter's optionalfields: a JobRef is never empty
+	// (both its fields are required), so a value with omitzero would do, but
+	// jobRef stays a pointer: nil is how the controllers, the CLI and the tests
+	// tell a run that has no Job yet, and the wire format is the same.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="jobRef is immutable once set"
-	JobRef *JobRef `json:"jobRef,omitempty"`
+	JobRef *JobRef `json:"jobRef,omitempty,omitzero"` //nolint:kubeapilinter // nil means no Job yet, see above
 }
 
 // TaskRunStatus follows the run's Job and pods.
 type TaskRunStatus struct {
-	// phase is Pending, Running, Succeeded or Failed.
+	// conditions are the latest observations of the run's state.
 	// +optional
-	Phase TaskRunPhase `json:"phase,omitempty"`
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// phase is Pending, Running, Succeeded or Failed.
+	// ---
+	// Exception to kube-api-linter's nophase: the Succeeded condition is the
+	// run's state for controllers; phase is kept beside it for kubectl users
+	// (the Phase column, `kubectl get trun`) and the CLI, and it is in use.
+	// +optional
+	Phase TaskRunPhase `json:"phase,omitempty"` //nolint:kubeapilinter // kept beside conditions for kubectl users, see above
 
 	// startTime is when the run's Job started.
 	// +optional
@@ -125,19 +142,23 @@ type TaskRunStatus struct {
 
 	// duration is completionTime minus startTime, for display.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	Duration string `json:"duration,omitempty"`
 
-	// attempts is the number of pods tried.
+	// attempts is the number of pods tried; unset until the first.
 	// +optional
+	// +kubebuilder:validation:Minimum=1
 	Attempts int32 `json:"attempts,omitempty"`
 
 	// reason is a CamelCase word for why the run is in its phase, for example
 	// Completed, BackoffLimitExceeded, DeadlineExceeded or Cancelled.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	Reason string `json:"reason,omitempty"`
 
 	// message is a human-readable account of the reason.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	Message string `json:"message,omitempty"`
 
 	// exitCode is the exit code of the last failed container.
@@ -146,13 +167,8 @@ type TaskRunStatus struct {
 
 	// podName is the name of the run's last pod.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	PodName string `json:"podName,omitempty"`
-
-	// conditions are the latest observations of the run's state.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -179,11 +195,15 @@ type TaskRun struct {
 
 	// spec says which task the run belongs to and what started it.
 	// +required
-	Spec TaskRunSpec `json:"spec"`
+	Spec TaskRunSpec `json:"spec,omitzero"`
 
 	// status is the observed state of the run.
+	// ---
+	// Exception to kube-api-linter's optionalfields: a value omitted when zero,
+	// not a pointer, as the status of every Kubernetes object is
+	// (kubernetes-sigs/kube-api-linter#192).
 	// +optional
-	Status TaskRunStatus `json:"status,omitzero"`
+	Status TaskRunStatus `json:"status,omitzero"` //nolint:kubeapilinter // status is a value, see above
 }
 
 // +kubebuilder:object:root=true

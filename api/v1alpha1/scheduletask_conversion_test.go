@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -147,10 +149,11 @@ func TestConversion_V1alpha1EditsWinOverSavedFields(t *testing.T) {
 	if err := spoke.ConvertTo(&back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Spec.Image != "new:2" || back.Spec.ConcurrencyPolicy != platformv1.ForbidConcurrent {
-		t.Errorf("got image %q policy %q, want the edit and the saved policy", back.Spec.Image, back.Spec.ConcurrencyPolicy)
-	}
-	if _, ok := back.Annotations[HubDataAnnotation]; ok {
-		t.Errorf("the saved-fields annotation leaked into v1")
+	// The edit, and the policy v1alpha1 cannot hold, saved; nothing else.
+	want := platformv1.ScheduleTask{Spec: platformv1.ScheduleTaskSpec{
+		Schedule: "@daily", Image: "new:2", ConcurrencyPolicy: platformv1.ForbidConcurrent,
+	}}
+	if delta := cmp.Diff(want, back, cmpopts.EquateEmpty()); delta != "" {
+		t.Errorf("v1 task after an edit in v1alpha1 (-want +got):\n%s", delta)
 	}
 }

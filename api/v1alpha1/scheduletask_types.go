@@ -28,13 +28,13 @@ type ScheduleTaskSpec struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	Schedule string `json:"schedule"`
+	Schedule string `json:"schedule,omitempty"`
 
 	// image is the container image to run.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
-	Image string `json:"image"`
+	Image string `json:"image,omitempty"`
 
 	// command overrides the image's entrypoint.
 	// +optional
@@ -48,30 +48,40 @@ type ScheduleTaskSpec struct {
 	BackoffLimit *int32 `json:"backoffLimit,omitempty"`
 
 	// activeDeadlineSeconds is the timeout of one run.
+	// ---
+	// Exception to kube-api-linter's optionalfields: a pointer like v1's
+	// activeDeadlineSeconds, which it converts to and from unchanged.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
-	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"` //nolint:kubeapilinter // as v1's, see above
 
 	// suspend stops new scheduled runs.
+	// ---
+	// Exception to kube-api-linter's nobools: v1's suspend, which mirrors
+	// CronJob's spec.suspend.
 	// +optional
-	Suspend *bool `json:"suspend,omitempty"`
+	Suspend *bool `json:"suspend,omitempty"` //nolint:kubeapilinter // mirrors CronJob's suspend, see above
 }
 
 // ScheduleTaskStatus is the part of v1's status the first design had.
 type ScheduleTaskStatus struct {
-	// lastScheduleTime is when a run was last started.
-	// +optional
-	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
-
-	// active is true while a run is in progress.
-	// +optional
-	Active bool `json:"active,omitempty"`
-
 	// conditions are the latest observations of the task's state.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// lastScheduleTime is when a run was last started.
+	// +optional
+	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+
+	// active is true while a run is in progress.
+	// ---
+	// Exception to kube-api-linter's nobools and optionalfields: v1's
+	// status.active, a bool in use; this version has always omitted it when
+	// false, so false and unset are one.
+	// +optional
+	Active bool `json:"active,omitempty"` //nolint:kubeapilinter // v1's status.active, see above
 }
 
 // +kubebuilder:object:root=true
@@ -88,11 +98,15 @@ type ScheduleTask struct {
 
 	// spec defines the task.
 	// +required
-	Spec ScheduleTaskSpec `json:"spec"`
+	Spec ScheduleTaskSpec `json:"spec,omitzero"`
 
 	// status is the observed state of the task.
+	// ---
+	// Exception to kube-api-linter's optionalfields: a value omitted when zero,
+	// not a pointer, as the status of every Kubernetes object is
+	// (kubernetes-sigs/kube-api-linter#192).
 	// +optional
-	Status ScheduleTaskStatus `json:"status,omitzero"`
+	Status ScheduleTaskStatus `json:"status,omitzero"` //nolint:kubeapilinter // status is a value, see above
 }
 
 // +kubebuilder:object:root=true

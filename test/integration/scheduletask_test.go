@@ -87,7 +87,8 @@ func TestScheduleTask_CreatesOwnedCronJobFromSpec(t *testing.T) {
 	st.Spec.TimeZone = ptr.To("Europe/Berlin")
 	st.Spec.ActiveDeadlineSeconds = ptr.To[int64](600)
 	st.Spec.StartingDeadlineSeconds = ptr.To[int64](120)
-	st.Spec.Env = []corev1.EnvVar{{Name: "NODE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}}
+	st.Spec.Env = []corev1.EnvVar{{Name: "NODE", ValueFrom: &corev1.EnvVarSource{
+		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}}
 	cj := createTask(t, st)
 
 	task := getTask(g, client.ObjectKeyFromObject(st))
@@ -201,12 +202,12 @@ func TestScheduleTask_IdleTasksAreNeverWritten(t *testing.T) {
 	plain := testutil.NewScheduleTask(ns, "plain", testutil.WithSchedule("0 3 * * *"))
 	full := testutil.NewScheduleTask(ns, "full", testutil.WithSchedule("0 4 * * *"))
 	full.Spec.TimeZone = ptr.To("America/New_York")
-	full.Spec.ServiceAccountName = "runner"
+	full.Spec.ServiceAccountName = ptr.To("runner")
 	full.Spec.Env = []corev1.EnvVar{
 		{Name: "A", Value: "1"},
 		{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 	}
-	full.Spec.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{
+	full.Spec.Resources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{
 		corev1.ResourceCPU: resourceMust("1000m"), corev1.ResourceMemory: resourceMust("0.5Gi")}}
 	var cj *batchv1.CronJob
 	for _, st := range []*platformv1.ScheduleTask{plain, full} {
@@ -290,7 +291,9 @@ func TestScheduleTask_EveryJobGetsExactlyOneTaskRun(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 
 	// Through resyncs, still exactly one TaskRun per Job.
-	g.Consistently(func(g Gomega) { g.Expect(taskRuns(g, ns)).To(HaveLen(2)) }, 2*resyncPeriod, time.Second).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(taskRuns(g, ns)).To(HaveLen(2))
+	}, 2*resyncPeriod, time.Second).Should(Succeed())
 }
 
 func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
@@ -420,7 +423,8 @@ func TestScheduleTask_ManualTaskRunStartsOneJobFromTheTemplate(t *testing.T) {
 		job := &batchv1.Job{}
 		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: got.Spec.JobRef.Name}, job)).To(Succeed())
 		g.Expect(job.UID).To(Equal(got.Spec.JobRef.UID))
-		g.Expect(metav1.IsControlledBy(job, cj)).To(BeTrue(), "manual Job is owned by the CronJob, like kubectl create job --from")
+		g.Expect(metav1.IsControlledBy(job, cj)).To(BeTrue(),
+			"manual Job is owned by the CronJob, like kubectl create job --from")
 		g.Expect(job.Spec.Template.Spec.Containers[0].Image).To(Equal("busybox:1.36"))
 		g.Expect(job.Labels).To(HaveKeyWithValue(platformv1.ScheduleTaskLabel, "manual"))
 		g.Expect(got.Labels).To(HaveKeyWithValue(platformv1.ScheduleTaskLabel, "manual"))
@@ -455,7 +459,9 @@ func TestScheduleTask_RunNowAnnotationStartsExactlyOneRunPerValue(t *testing.T) 
 	}
 	annotate("1")
 	g.Eventually(func(g Gomega) { g.Expect(taskRuns(g, ns)).To(HaveLen(1)) }, timeout, poll).Should(Succeed())
-	g.Consistently(func(g Gomega) { g.Expect(taskRuns(g, ns)).To(HaveLen(1)) }, resyncPeriod+time.Second, time.Second).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(taskRuns(g, ns)).To(HaveLen(1))
+	}, resyncPeriod+time.Second, time.Second).Should(Succeed())
 	annotate("2")
 	g.Eventually(func(g Gomega) {
 		runs := taskRuns(g, ns)
@@ -471,7 +477,8 @@ func TestScheduleTask_ForbidRefusesManualRunWhileOneIsActive(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
-	cj := createTask(t, testutil.NewScheduleTask(ns, "single", testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent)))
+	cj := createTask(t, testutil.NewScheduleTask(ns, "single",
+		testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent)))
 	active := testutil.JobFromCronJob(cj, time.Now().Truncate(time.Minute))
 	g.Expect(k8sClient.Create(ctx, active)).To(Succeed())
 
