@@ -17,16 +17,22 @@ limitations under the License.
 package validation
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/robfig/cron/v3"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/schedule"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -41,13 +47,24 @@ const (
 	setFailedHistory
 )
 
+// crdPath is the generated CustomResourceDefinition whose schema the
+// validation repeats.
+const crdPath = "../../config/crd/bases/platform.example.com_scheduletasks.yaml"
+
 // FuzzValidateScheduleTask protects what the admission webhook and
 // `kubectl stask lint` rely on: validating any task, however malformed, does
 // not panic or modify the task; it gives the same errors every time; every
-// error names a field under spec. or metadata. and says what is wrong; and
-// the task's schedule and time zone are rejected exactly when the schedule
-// package, which the controller computes run times with, cannot use them.
+// error names a field under spec. or metadata. and says what is wrong. Its
+// verdict on each field is checked against references that share no code
+// with it: the schedule against the CronJob controller's parser
+// (cron.ParseStandard, a panic counting as a rejection) with the documented
+// restrictions (not empty, no TZ= or CRON_TZ=); the time zone against the
+// time zone database (time.LoadLocation); the numbers and the concurrency
+// policy against the minimum, maximum and enum of the generated CRD's
+// schema, which validation promises to repeat; and the name against the
+// length of the Job names the CronJob controller makes from it.
 func FuzzValidateScheduleTask(f *testing.F) {
+	schema := specSchema(f)
 	all := setTimeZone | setBackoffLimit | setActiveDeadline | setStartingDeadline | setSuccessfulHistory | setFailedHistory
 	type seed struct {
 		name, schedule, timeZone, image, policy string
@@ -128,19 +145,45 @@ func FuzzValidateScheduleTask(f *testing.F) {
 			}
 		}
 
-		_, parseErr := schedule.Parse(sched, "")
-		scheduleUnusable := sched == "" || strings.Contains(sched, "TZ=") || parseErr != nil
-		if got := hasErrorOn(errs, "spec.schedule"); got != scheduleUnusable {
-			t.Errorf("schedule %q: error on spec.schedule = %t, want %t (schedule.Parse: %v); errors: %q",
-				sched, got, scheduleUnusable, parseErr, Format(errs))
-		}
+		// The CronJob controller names each Job <task>-<10 digits>, and a
+		// Job's name must fit a label value, 63 characters.
+		expect(t, errs, "metadata.name", len(name)+len("-0123456789") > 63, "name of %d characters", len(name))
+
+		cronErr := parseStandard(sched)
+		expect(t, errs, "spec.schedule", sched == "" || strings.Contains(sched, "TZ=") || cronErr != nil,
+			"schedule %q (cron.ParseStandard: %v)", sched, cronErr)
+
 		zone := ptr.Deref(st.Spec.TimeZone, "")
-		_, zoneErr := schedule.Parse("* * * * *", zone)
-		if got := hasErrorOn(errs, "spec.timeZone"); got != (zoneErr != nil) {
-			t.Errorf("time zone %q: error on spec.timeZone = %t, but schedule.Parse says %v; errors: %q",
-				zone, got, zoneErr, Format(errs))
+		_, zoneErr := time.LoadLocation(zone)
+		expect(t, errs, "spec.timeZone", zone != "" && zoneErr != nil, "time zone %q (time.LoadLocation: %v)", zone, zoneErr)
+
+		enum := schema["concurrencyPolicy"].Enum
+		expect(t, errs, "spec.concurrencyPolicy", policy != "" && !inEnum(enum, policy), "policy %q (schema enum %s)", policy, enumString(enum))
+
+		for _, n := range []struct {
+			field string
+			value *int64
+		}{
+			{"backoffLimit", int64Of(st.Spec.BackoffLimit)},
+			{"activeDeadlineSeconds", st.Spec.ActiveDeadlineSeconds},
+			{"startingDeadlineSeconds", st.Spec.StartingDeadlineSeconds},
+			{"successfulRunsHistoryLimit", int64Of(st.Spec.SuccessfulRunsHistoryLimit)},
+			{"failedRunsHistoryLimit", int64Of(st.Spec.FailedRunsHistoryLimit)},
+		} {
+			p := schema[n.field]
+			expect(t, errs, "spec."+n.field, n.value != nil && outOfRange(float64(*n.value), p.Minimum, p.Maximum),
+				"%s %v (schema minimum %v, maximum %v)", n.field, ptr.Deref(n.value, 0), ptr.Deref(p.Minimum, 0), ptr.Deref(p.Maximum, 0))
 		}
 	})
+}
+
+// expect fails the test unless errs has an error on the field at path
+// exactly when want is true; what describes the value, for the message.
+func expect(t *testing.T, errs field.ErrorList, path string, want bool, what string, args ...any) {
+	t.Helper()
+	if got := hasErrorOn(errs, path); got != want {
+		t.Errorf("%s: error on %s = %t, want %t; errors: %q", fmt.Sprintf(what, args...), path, got, want, Format(errs))
+	}
 }
 
 // hasErrorOn reports whether errs has an error on the field at path.
@@ -151,4 +194,71 @@ func hasErrorOn(errs field.ErrorList, path string) bool {
 		}
 	}
 	return false
+}
+
+// parseStandard reports what the CronJob controller's parser makes of expr,
+// a panic counting as a rejection.
+func parseStandard(expr string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cron.ParseStandard panicked: %v", r)
+		}
+	}()
+	_, err = cron.ParseStandard(expr)
+	return err
+}
+
+// specSchema returns the properties of spec in the v1 schema of the
+// generated ScheduleTask CRD, the reference for the rules validation repeats.
+func specSchema(tb testing.TB) map[string]apiextensionsv1.JSONSchemaProps {
+	tb.Helper()
+	data, err := os.ReadFile(crdPath)
+	if err != nil {
+		tb.Fatalf("read the generated CRD (run 'make manifests'): %v", err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		tb.Fatalf("parse %s: %v", crdPath, err)
+	}
+	for _, v := range crd.Spec.Versions {
+		if v.Name == platformv1.GroupVersion.Version && v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			return v.Schema.OpenAPIV3Schema.Properties["spec"].Properties
+		}
+	}
+	tb.Fatalf("%s has no schema for version %s", crdPath, platformv1.GroupVersion.Version)
+	return nil
+}
+
+// outOfRange reports whether v is below minimum or above maximum, either of
+// which may be absent.
+func outOfRange(v float64, minimum, maximum *float64) bool {
+	return (minimum != nil && v < *minimum) || (maximum != nil && v > *maximum)
+}
+
+// inEnum reports whether s is one of the schema's enum values.
+func inEnum(enum []apiextensionsv1.JSON, s string) bool {
+	for _, e := range enum {
+		var v string
+		if json.Unmarshal(e.Raw, &v) == nil && v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// enumString renders the schema's enum values for a message.
+func enumString(enum []apiextensionsv1.JSON) string {
+	out := make([]string, 0, len(enum))
+	for _, e := range enum {
+		out = append(out, string(e.Raw))
+	}
+	return "[" + strings.Join(out, " ") + "]"
+}
+
+// int64Of widens an optional int32.
+func int64Of(v *int32) *int64 {
+	if v == nil {
+		return nil
+	}
+	return ptr.To(int64(*v))
 }
