@@ -19,6 +19,8 @@ package schedule
 import (
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestNext_FollowsTheCronJobParserInTheTaskZone(t *testing.T) {
@@ -67,14 +69,16 @@ func TestNextN_ReturnsIncreasingTimesAndStopsWhenNeverDue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := s.NextN(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 5)
-	if len(got) != 5 {
-		t.Fatalf("got %d times, want 5", len(got))
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	want := []time.Time{
+		time.Date(2026, 1, 1, 0, 15, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 30, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 45, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 1, 15, 0, 0, time.UTC),
 	}
-	for i := 1; i < len(got); i++ {
-		if d := got[i].Sub(got[i-1]); d != 15*time.Minute {
-			t.Errorf("gap %d = %v, want 15m", i, d)
-		}
+	if diff := cmp.Diff(want, s.NextN(start, 5)); diff != "" {
+		t.Errorf("NextN(%v, 5) (-want +got):\n%s", start, diff)
 	}
 	never, err := Parse("0 0 30 2 *", "")
 	if err != nil {
