@@ -57,8 +57,8 @@ func TestInstrument_TimesEveryCallAndCountsErrorsByReason(t *testing.T) {
 		i++
 		return out.res, out.err
 	}))
-	var got []reconcile.Result
-	var errs []error
+	got := make([]reconcile.Result, 0, len(results))
+	errs := make([]error, 0, len(results))
 	for range results {
 		res, err := r.Reconcile(context.Background(), reconcile.Request{})
 		got = append(got, res)

@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -248,7 +249,9 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		return err
 	}
 	jobName := manualJobName(tr)
-	if len(active) > 0 && !(len(active) == 1 && active[0].Name == jobName) {
+	// Another run is active unless the only active Job is this run's own
+	// (started by an earlier pass that failed before recording it).
+	if len(active) > 1 || len(active) == 1 && active[0].Name != jobName {
 		switch concurrencyPolicy(&task.Spec) {
 		case platformv1.ForbidConcurrent:
 			log.Info("Refusing manual run: another run is active", "activeJob", active[0].Name)
@@ -381,12 +384,8 @@ func jobFromTemplate(cj *batchv1.CronJob, name string) *batchv1.Job {
 		},
 		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
 	}
-	for k, v := range cj.Spec.JobTemplate.Labels {
-		job.Labels[k] = v
-	}
-	for k, v := range cj.Spec.JobTemplate.Annotations {
-		job.Annotations[k] = v
-	}
+	maps.Copy(job.Labels, cj.Spec.JobTemplate.Labels)
+	maps.Copy(job.Annotations, cj.Spec.JobTemplate.Annotations)
 	job.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(cj, batchv1.SchemeGroupVersion.WithKind("CronJob"))}
 	return job
 }
