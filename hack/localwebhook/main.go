@@ -33,7 +33,8 @@ func main() {
 	certDir := flag.String("cert-dir", "", "directory for tls.crt and tls.key")
 	port := flag.Int("port", 9443, "port the manager serves webhooks on")
 	manifests := flag.String("manifests", "config/webhook/manifests.yaml", "generated webhook configurations")
-	crds := flag.String("crds", "", "print the CRDs of this directory, converting through the local manager, instead of the webhook configurations")
+	crds := flag.String("crds", "",
+		"print the CRDs of this directory, converting through the local manager, instead of the webhook configurations")
 	flag.Parse()
 	if *certDir == "" {
 		fmt.Fprintln(os.Stderr, "localwebhook: -cert-dir is required")

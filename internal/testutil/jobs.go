@@ -18,6 +18,7 @@ package testutil
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -41,9 +42,7 @@ func JobFromCronJob(cj *batchv1.CronJob, scheduled time.Time) *batchv1.Job {
 		},
 		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
 	}
-	for k, v := range cj.Spec.JobTemplate.Labels {
-		job.Labels[k] = v
-	}
+	maps.Copy(job.Labels, cj.Spec.JobTemplate.Labels)
 	return job
 }
 
@@ -51,9 +50,7 @@ func JobFromCronJob(cj *batchv1.CronJob, scheduled time.Time) *batchv1.Job {
 // in the given phase; a Failed pod's task container exited with exitCode.
 func PodForJob(job *batchv1.Job, name string, phase corev1.PodPhase, exitCode int32) *corev1.Pod {
 	labels := map[string]string{batchv1.ControllerUidLabel: string(job.UID), batchv1.JobNameLabel: job.Name}
-	for k, v := range job.Spec.Template.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, job.Spec.Template.Labels)
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: job.Namespace,

@@ -366,11 +366,13 @@ func (b *bench) recording(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("waiting for %d recorded runs of %s (have %d Jobs): %w", b.cfg.BurstTasks, minute, len(notes), err)
 	}
-	var toRun, toSucceeded, skew []time.Duration
+	toRun := make([]time.Duration, 0, len(notes))
+	toSucceeded := make([]time.Duration, 0, len(notes))
+	skew := make([]time.Duration, 0, len(notes))
 	for uid, n := range notes {
 		runs := b.obs.RunsOf(uid)
 		if len(runs) != 1 {
-			return fmt.Errorf("Job %s has %d TaskRuns", n.Key, len(runs))
+			return fmt.Errorf("the Job %s has %d TaskRuns", n.Key, len(runs))
 		}
 		toRun = append(toRun, runs[0].Seen.Sub(n.Seen))
 		toSucceeded = append(toSucceeded, runs[0].Succeeded.Sub(n.Completed))
@@ -627,9 +629,7 @@ func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n || ctx.Err() != nil {
@@ -640,7 +640,7 @@ func parallel(ctx context.Context, n, workers int, fn func(i int) error) error {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return errors.Join(append(errs, ctx.Err())...)

@@ -133,13 +133,15 @@ const (
 func printTable(w io.Writer, r *results) {
 	m := r.Machine
 	fmt.Fprintf(w, "\nplatform-operator benchmark, %s\n", r.Started.Format(time.RFC3339))
-	fmt.Fprintf(w, "machine: %d cores (%s), %.1f GiB, %s, %s; manager --kube-api-qps=%g --kube-api-burst=%d, %d workers per controller\n\n",
+	fmt.Fprintf(w, "machine: %d cores (%s), %.1f GiB, %s, %s; "+
+		"manager --kube-api-qps=%g --kube-api-burst=%d, %d workers per controller\n\n",
 		m.Cores, m.CPU, m.MemoryGiB, m.Kernel, m.Go, r.Config.QPS, r.Config.Burst, r.Config.Workers)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tfigure\tmeasured\ttarget\tmet")
 	c := r.Convergence
 	row(tw, "1", fmt.Sprintf("convergence, %d tasks", c.Tasks),
-		fmt.Sprintf("operator %.1fs / bare client %.1fs = %.2f (%.1f manager writes per task)", c.OperatorSeconds, c.BaselineSeconds, c.Ratio, c.ManagerWritesPer),
+		fmt.Sprintf("operator %.1fs / bare client %.1fs = %.2f (%.1f manager writes per task)",
+			c.OperatorSeconds, c.BaselineSeconds, c.Ratio, c.ManagerWritesPer),
 		fmt.Sprintf("<= %.1f", targetRatio), c.Tasks > 0 && c.Ratio <= targetRatio)
 	rec := r.Recording
 	lat := func(s stats) string { return fmt.Sprintf("p50 %.2fs  p99 %.2fs  max %.2fs", s.P50, s.P99, s.Max) }
@@ -154,11 +156,14 @@ func printTable(w io.Writer, r *results) {
 		fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", mem.RSSMiB, mem.PeakRSSMiB, mem.HeapMiB),
 		fmt.Sprintf("RSS <= %d MiB", targetRSSMiB), mem.Tasks > 0 && mem.RSSMiB <= targetRSSMiB)
 	idle := r.Idle
-	row(tw, "4", fmt.Sprintf("idle writes, %s with full resyncs", time.Duration(idle.Seconds*float64(time.Second)).Round(time.Second)),
+	idleFor := time.Duration(idle.Seconds * float64(time.Second)).Round(time.Second)
+	row(tw, "4", fmt.Sprintf("idle writes, %s with full resyncs", idleFor),
 		fmt.Sprintf("%.0f writes (%.0f reconciles)", idle.Writes, idle.Reconciles), "0", idle.Seconds > 0 && idle.Writes == 0)
 	cold := r.ColdStart
-	row(tw, "5", "cold start", fmt.Sprintf("ready in %.1fs, %.0f writes (%.0f reconciles)", cold.ReadySeconds, cold.Writes, cold.Reconciles),
-		fmt.Sprintf("<= %ds, 0 writes", targetReadySec), cold.Reconciles > 0 && cold.ReadySeconds <= targetReadySec && cold.Writes == 0)
+	row(tw, "5", "cold start",
+		fmt.Sprintf("ready in %.1fs, %.0f writes (%.0f reconciles)", cold.ReadySeconds, cold.Writes, cold.Reconciles),
+		fmt.Sprintf("<= %ds, 0 writes", targetReadySec),
+		cold.Reconciles > 0 && cold.ReadySeconds <= targetReadySec && cold.Writes == 0)
 	_ = tw.Flush()
 	if len(r.Duplicates) == 0 {
 		fmt.Fprintln(w, "\nevery Job has exactly one TaskRun")
@@ -214,7 +219,7 @@ type machine struct {
 func describeMachine() machine {
 	m := machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
 	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
+		for line := range strings.SplitSeq(string(data), "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
 				m.CPU = strings.TrimSpace(v)
 				break

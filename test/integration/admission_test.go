@@ -66,7 +66,8 @@ func userClient(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) client
 var (
 	platformRule = rbacv1.PolicyRule{APIGroups: []string{platformv1.GroupVersion.Group},
 		Resources: []string{"scheduletasks", "taskruns"}, Verbs: []string{"*"}}
-	cronJobRule = rbacv1.PolicyRule{APIGroups: []string{"batch"}, Resources: []string{"cronjobs"}, Verbs: []string{"create"}}
+	cronJobRule = rbacv1.PolicyRule{APIGroups: []string{"batch"},
+		Resources: []string{"cronjobs"}, Verbs: []string{"create"}}
 )
 
 func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T) {
@@ -92,10 +93,35 @@ func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T
 	image := func(i string) func(*platformv1.ScheduleTask) {
 		return func(st *platformv1.ScheduleTask) { st.Spec.Image = i }
 	}
+	policy := func(p platformv1.ConcurrencyPolicy) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.ConcurrencyPolicy = p }
+	}
+	backoff := func(n int32) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.BackoffLimit = &n }
+	}
+	activeDeadline := func(n int64) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.ActiveDeadlineSeconds = &n }
+	}
+	startingDeadline := func(n int64) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.StartingDeadlineSeconds = &n }
+	}
+	successHistory := func(n int32) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.SuccessfulRunsHistoryLimit = &n }
+	}
+	failedHistory := func(n int32) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.FailedRunsHistoryLimit = &n }
+	}
+	unchanged := func(*platformv1.ScheduleTask) {}
 	run := func(name string, mutate func(*platformv1.TaskRun)) *platformv1.TaskRun {
 		tr := testutil.NewManualTaskRun(ns, name, "real")
 		mutate(tr)
 		return tr
+	}
+	trigger := func(t platformv1.Trigger) func(*platformv1.TaskRun) {
+		return func(tr *platformv1.TaskRun) { tr.Spec.Trigger = t }
+	}
+	taskName := func(name string) func(*platformv1.TaskRun) {
+		return func(tr *platformv1.TaskRun) { tr.Spec.ScheduleTaskName = name }
 	}
 	now := metav1.NewTime(time.Now().Truncate(time.Second))
 
@@ -111,8 +137,8 @@ func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T
 		{"image in capitals", alice, task("t03", image("BusyBox:1")), 422, "spec.image"},
 		{"image with two tags", alice, task("t04", image("busybox:1:2")), 422, "spec.image"},
 		{"image tag only", alice, task("t05", image(":latest")), 422, "spec.image"},
-		{"concurrencyPolicy Sometimes", alice, task("t06", func(st *platformv1.ScheduleTask) { st.Spec.ConcurrencyPolicy = "Sometimes" }), 422, "spec.concurrencyPolicy"},
-		{"concurrencyPolicy lower case", alice, task("t07", func(st *platformv1.ScheduleTask) { st.Spec.ConcurrencyPolicy = "forbid" }), 422, "spec.concurrencyPolicy"},
+		{"concurrencyPolicy Sometimes", alice, task("t06", policy("Sometimes")), 422, "spec.concurrencyPolicy"},
+		{"concurrencyPolicy lower case", alice, task("t07", policy("forbid")), 422, "spec.concurrencyPolicy"},
 		{"schedule in words", alice, task("t08", schedule("every day")), 422, "spec.schedule"},
 		{"six-field cron", alice, task("t09", schedule("0 0 * * * *")), 422, "spec.schedule"},
 		{"four-field cron", alice, task("t10", schedule("0 * * *")), 422, "spec.schedule"},
@@ -128,29 +154,31 @@ func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T
 		{"zone Mars/Olympus", alice, task("t20", zone("Mars/Olympus")), 422, "spec.timeZone"},
 		{"zone misspelt", alice, task("t21", zone("Europe/Berlinn")), 422, "spec.timeZone"},
 		{"zone as offset", alice, task("t22", zone("UTC+2")), 422, "spec.timeZone"},
-		{"negative backoffLimit", alice, task("t23", func(st *platformv1.ScheduleTask) { st.Spec.BackoffLimit = ptr.To[int32](-1) }), 422, "spec.backoffLimit"},
-		{"backoffLimit 101", alice, task("t24", func(st *platformv1.ScheduleTask) { st.Spec.BackoffLimit = ptr.To[int32](101) }), 422, "spec.backoffLimit"},
-		{"activeDeadlineSeconds 0", alice, task("t25", func(st *platformv1.ScheduleTask) { st.Spec.ActiveDeadlineSeconds = ptr.To[int64](0) }), 422, "spec.activeDeadlineSeconds"},
-		{"negative activeDeadlineSeconds", alice, task("t26", func(st *platformv1.ScheduleTask) { st.Spec.ActiveDeadlineSeconds = ptr.To[int64](-5) }), 422, "spec.activeDeadlineSeconds"},
-		{"startingDeadlineSeconds 9", alice, task("t27", func(st *platformv1.ScheduleTask) { st.Spec.StartingDeadlineSeconds = ptr.To[int64](9) }), 422, "spec.startingDeadlineSeconds"},
-		{"negative success history", alice, task("t28", func(st *platformv1.ScheduleTask) { st.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](-1) }), 422, "spec.successfulRunsHistoryLimit"},
-		{"success history 1001", alice, task("t29", func(st *platformv1.ScheduleTask) { st.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](1001) }), 422, "spec.successfulRunsHistoryLimit"},
-		{"negative failed history", alice, task("t30", func(st *platformv1.ScheduleTask) { st.Spec.FailedRunsHistoryLimit = ptr.To[int32](-1) }), 422, "spec.failedRunsHistoryLimit"},
-		{"failed history 1001", alice, task("t31", func(st *platformv1.ScheduleTask) { st.Spec.FailedRunsHistoryLimit = ptr.To[int32](1001) }), 422, "spec.failedRunsHistoryLimit"},
-		{"60-character name", alice, task(strings.Repeat("n", 60), func(*platformv1.ScheduleTask) {}), 422, "metadata.name"},
-		{"53-character name", alice, task(strings.Repeat("m", 53), func(*platformv1.ScheduleTask) {}), 422, "metadata.name"},
+		{"negative backoffLimit", alice, task("t23", backoff(-1)), 422, "spec.backoffLimit"},
+		{"backoffLimit 101", alice, task("t24", backoff(101)), 422, "spec.backoffLimit"},
+		{"activeDeadlineSeconds 0", alice, task("t25", activeDeadline(0)), 422, "spec.activeDeadlineSeconds"},
+		{"negative activeDeadlineSeconds", alice, task("t26", activeDeadline(-5)), 422, "spec.activeDeadlineSeconds"},
+		{"startingDeadlineSeconds 9", alice, task("t27", startingDeadline(9)), 422, "spec.startingDeadlineSeconds"},
+		{"negative success history", alice, task("t28", successHistory(-1)), 422, "spec.successfulRunsHistoryLimit"},
+		{"success history 1001", alice, task("t29", successHistory(1001)), 422, "spec.successfulRunsHistoryLimit"},
+		{"negative failed history", alice, task("t30", failedHistory(-1)), 422, "spec.failedRunsHistoryLimit"},
+		{"failed history 1001", alice, task("t31", failedHistory(1001)), 422, "spec.failedRunsHistoryLimit"},
+		{"60-character name", alice, task(strings.Repeat("n", 60), unchanged), 422, "metadata.name"},
+		{"53-character name", alice, task(strings.Repeat("m", 53), unchanged), 422, "metadata.name"},
 		{"several problems at once", alice, task("t34", func(st *platformv1.ScheduleTask) {
 			st.Spec.Schedule, st.Spec.TimeZone = "every day", ptr.To("Mars/Olympus")
 		}), 422, "spec.timeZone"},
-		{"user without CronJob rights", bob, task("t35", func(*platformv1.ScheduleTask) {}), 403, "cronjobs.batch"},
+		{"user without CronJob rights", bob, task("t35", unchanged), 403, "cronjobs.batch"},
 		{"forged TaskRun with jobRef", alice, run("r01", func(tr *platformv1.TaskRun) {
 			tr.Spec.JobRef = &platformv1.JobRef{Name: "someone-elses-job", UID: "1234"}
 		}), 422, "spec.jobRef"},
-		{"forged scheduled TaskRun", alice, run("r02", func(tr *platformv1.TaskRun) { tr.Spec.Trigger = platformv1.TriggerScheduled }), 422, "spec.trigger"},
-		{"manual TaskRun with a scheduled time", alice, run("r03", func(tr *platformv1.TaskRun) { tr.Spec.ScheduledTime = &now }), 422, "spec.scheduledTime"},
-		{"manual TaskRun of a missing task", alice, run("r04", func(tr *platformv1.TaskRun) { tr.Spec.ScheduleTaskName = "ghost" }), 422, "spec.scheduleTaskName"},
-		{"TaskRun without a task name", alice, run("r05", func(tr *platformv1.TaskRun) { tr.Spec.ScheduleTaskName = "" }), 422, "spec.scheduleTaskName"},
-		{"TaskRun with an unknown trigger", alice, run("r06", func(tr *platformv1.TaskRun) { tr.Spec.Trigger = "Whenever" }), 422, "spec.trigger"},
+		{"forged scheduled TaskRun", alice, run("r02", trigger(platformv1.TriggerScheduled)), 422, "spec.trigger"},
+		{"manual TaskRun with a scheduled time", alice, run("r03", func(tr *platformv1.TaskRun) {
+			tr.Spec.ScheduledTime = &now
+		}), 422, "spec.scheduledTime"},
+		{"manual TaskRun of a missing task", alice, run("r04", taskName("ghost")), 422, "spec.scheduleTaskName"},
+		{"TaskRun without a task name", alice, run("r05", taskName("")), 422, "spec.scheduleTaskName"},
+		{"TaskRun with an unknown trigger", alice, run("r06", trigger("Whenever")), 422, "spec.trigger"},
 	}
 	if len(tests) < 40 {
 		t.Fatalf("only %d bad objects", len(tests))

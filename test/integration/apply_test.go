@@ -48,7 +48,7 @@ func TestScheduleTask_CronJobIsAppliedUnderTheOperatorsFieldManager(t *testing.T
 	createTask(t, st)
 
 	cj := cronJobOf(g, st)
-	var managers []string
+	managers := make([]string, 0, len(cj.ManagedFields))
 	for _, mf := range cj.ManagedFields {
 		if mf.Manager == scheduletask.FieldManager {
 			g.Expect(mf.Operation).To(Equal(metav1.ManagedFieldsOperationApply))
@@ -58,7 +58,8 @@ func TestScheduleTask_CronJobIsAppliedUnderTheOperatorsFieldManager(t *testing.T
 	g.Expect(managers).To(ContainElement(scheduletask.FieldManager))
 	g.Expect(cj.Annotations).To(HaveKey(reconcileutil.AppliedHashAnnotation))
 	g.Expect(cj.Labels).To(HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
-	g.Expect(cj.Spec.JobTemplate.Spec.Template.Labels).To(HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
+	g.Expect(cj.Spec.JobTemplate.Spec.Template.Labels).To(
+		HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
 }
 
 func TestScheduleTask_FieldsRemovedFromTheTaskLeaveTheCronJob(t *testing.T) {
@@ -106,8 +107,9 @@ func TestScheduleTask_CronJobWrittenByAnEarlierVersionIsAdopted(t *testing.T) {
 	task := getTask(g, client.ObjectKeyFromObject(st))
 	legacy := &batchv1.CronJob{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: st.Name,
-			Labels:          map[string]string{platformv1.ScheduleTaskLabel: st.Name},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(task, platformv1.GroupVersion.WithKind("ScheduleTask"))}},
+			Labels: map[string]string{platformv1.ScheduleTaskLabel: st.Name},
+			OwnerReferences: []metav1.OwnerReference{
+				*metav1.NewControllerRef(task, platformv1.GroupVersion.WithKind("ScheduleTask"))}},
 		Spec: batchv1.CronJobSpec{Schedule: st.Spec.Schedule, JobTemplate: batchv1.JobTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{platformv1.ScheduleTaskLabel: st.Name}},
 			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{

@@ -47,7 +47,8 @@ func TestCerts_ManagerMakesInjectsAndMountsItsOwnCertificate(t *testing.T) {
 	// What config/default installs: an empty Secret and a webhook
 	// configuration without a CA. (The CRD is left out: envtest's own
 	// certificate serves its conversion in the other tests.)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: certs.SecretName}, Type: corev1.SecretTypeTLS,
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: certs.SecretName}, Type: corev1.SecretTypeTLS,
 		Data: map[string][]byte{corev1.TLSCertKey: {}, corev1.TLSPrivateKeyKey: {}}}
 	g.Expect(k8sClient.Create(ctx, secret)).To(Succeed())
 	none := admissionregistrationv1.SideEffectClassNone

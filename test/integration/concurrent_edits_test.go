@@ -229,7 +229,7 @@ func TestScheduleTask_ConcurrentUserEditsAreNeverLost(t *testing.T) {
 	// The users start as soon as the tasks exist, so their edits also race
 	// the manager adding its finalizer and creating the CronJobs.
 	created := map[string]platformv1.ScheduleTaskSpec{}
-	var tasks []client.ObjectKey
+	tasks := make([]client.ObjectKey, 0, editedTasks)
 	for i := range editedTasks {
 		st := testutil.NewScheduleTask(ns, fmt.Sprintf("edited-%d", i), testutil.WithSchedule(quietSchedules[0]))
 		st.Spec.Env = []corev1.EnvVar{{Name: "BASE", Value: "kept"}}
@@ -305,7 +305,8 @@ func TestScheduleTask_ConcurrentUserEditsAreNeverLost(t *testing.T) {
 	stopWatch()
 	<-watchDone
 	raced := history.statusWritesBetweenEdits()
-	t.Logf("%d users committed %d edits in %v, retrying %d conflicts; the manager wrote status %d times between edits; converged after %v",
+	t.Logf("%d users committed %d edits in %v, retrying %d conflicts; "+
+		"the manager wrote status %d times between edits; converged after %v",
 		editedTasks*usersPerTask, editedTasks*usersPerTask*editsPerUser, edited.Round(time.Millisecond),
 		conflicts.Load(), raced, time.Since(start).Round(time.Millisecond))
 	g.Expect(raced).To(BeNumerically(">", 0), "the manager wrote status while the users were still editing")

@@ -35,7 +35,8 @@ func TestConversion_V1alpha1TaskIsReadAsV1WithDefaultPolicy(t *testing.T) {
 	ns := newNamespace(t)
 	old := &platformv1alpha1.ScheduleTask{}
 	old.Namespace, old.Name = ns, "legacy"
-	old.Spec = platformv1alpha1.ScheduleTaskSpec{Schedule: "@hourly", Image: "busybox:1.36", BackoffLimit: ptr.To[int32](2)}
+	old.Spec = platformv1alpha1.ScheduleTaskSpec{
+		Schedule: "@hourly", Image: "busybox:1.36", BackoffLimit: ptr.To[int32](2)}
 	g.Expect(k8sClient.Create(ctx, old)).To(Succeed())
 
 	var v1 platformv1.ScheduleTask

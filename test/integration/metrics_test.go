@@ -49,7 +49,8 @@ func TestMetrics_FinishedRunsAndTaskStatesAreExported(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 
 	g.Eventually(func(g Gomega) {
-		g.Expect(counterValue(g, "platform_operator_taskruns_total", "Succeeded") - succeededBefore).To(BeNumerically(">=", 1))
+		succeeded := counterValue(g, "platform_operator_taskruns_total", "Succeeded") - succeededBefore
+		g.Expect(succeeded).To(BeNumerically(">=", 1))
 	}, timeout, poll).Should(Succeed())
 
 	// Every metric of docs/metrics.md is on the manager's registry.
@@ -66,7 +67,8 @@ func TestMetrics_FinishedRunsAndTaskStatesAreExported(t *testing.T) {
 		}
 	}
 	for _, name := range []string{
-		"platform_operator_reconcile_duration_seconds", "platform_operator_reconcile_errors_total", "platform_operator_taskruns_total",
+		"platform_operator_reconcile_duration_seconds", "platform_operator_reconcile_errors_total",
+		"platform_operator_taskruns_total",
 		"platform_operator_taskrun_duration_seconds", "platform_operator_schedule_lag_seconds",
 		"platform_operator_scheduletasks", "controller_runtime_reconcile_total", "workqueue_depth",
 	} {

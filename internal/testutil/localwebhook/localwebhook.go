@@ -78,7 +78,7 @@ func Render(manifests string, port int, caBundle []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var objs []any
+	objs := make([]any, 0, len(raws))
 	for _, raw := range raws {
 		var obj metav1.Object
 		var configs []*admissionregistrationv1.WebhookClientConfig
@@ -127,7 +127,7 @@ func RenderCRDs(dir string, port int, caBundle []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var crds []any
+	crds := make([]any, 0, len(files))
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
