@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -63,8 +64,14 @@ func TestScheduleTask_ListsEveryProblemAtOnce(t *testing.T) {
 	st := testutil.NewScheduleTask("ns", "ok", testutil.WithSchedule("every day"), testutil.WithBackoffLimit(-1))
 	st.Spec.Image = ""
 	st.Spec.TimeZone = ptr.To("Nowhere/Land")
-	if n := len(ScheduleTask(st)); n != 4 {
-		t.Errorf("%d problems reported, want 4: %q", n, Format(ScheduleTask(st)))
+	errs := ScheduleTask(st)
+	fields := make([]string, 0, len(errs))
+	for _, e := range errs {
+		fields = append(fields, e.Field)
+	}
+	want := []string{"spec.schedule", "spec.timeZone", "spec.image", "spec.backoffLimit"}
+	if diff := cmp.Diff(want, fields); diff != "" {
+		t.Errorf("fields with a problem (-want +got):\n%s\nall: %q", diff, Format(errs))
 	}
 }
 
