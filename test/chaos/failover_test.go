@@ -60,7 +60,11 @@ func TestFailover_FollowerTakesOverWithoutDuplicates(t *testing.T) {
 		runNow()
 		g.Eventually(func() int { return runningRuns(t, ns) }).WithTimeout(time.Minute).Should(BeNumerically(">", 0))
 		var leader *harness.Manager
-		g.Eventually(func() *harness.Manager { leader = op.Leader(); return leader }).WithTimeout(30 * time.Second).ShouldNot(BeNil())
+		g.Eventually(func() (*harness.Manager, error) {
+			var err error
+			leader, err = op.Leader(ctx)
+			return leader, err
+		}).WithTimeout(30 * time.Second).ShouldNot(BeNil())
 		// A replacement follower first, as a Deployment keeps two replicas.
 		if len(op.Live()) < 2 {
 			_, err := op.StartReplica(ctx)
@@ -69,11 +73,14 @@ func TestFailover_FollowerTakesOverWithoutDuplicates(t *testing.T) {
 		start := time.Now()
 		leader.Kill(sig)
 		var took time.Duration
-		g.Eventually(func() bool {
+		var next *harness.Manager
+		g.Eventually(func() (*harness.Manager, error) {
 			took = time.Since(start)
-			return op.Leader() != nil
-		}).WithTimeout(30 * time.Second).WithPolling(20 * time.Millisecond).Should(BeTrue())
-		t.Logf("after %v of the leader %s, %s leads after %s", sig, leader.Name, op.Leader().Name, took.Round(time.Millisecond))
+			var err error
+			next, err = op.Leader(ctx)
+			return next, err
+		}).WithTimeout(30 * time.Second).WithPolling(20 * time.Millisecond).ShouldNot(BeNil())
+		t.Logf("after %v of the leader %s, %s leads after %s", sig, leader.Name, next.Name, took.Round(time.Millisecond))
 		g.Expect(took).To(BeNumerically("<=", within), "hand-over after %v", sig)
 		// A run asked for after the hand-over is served by the new leader.
 		runNow()

@@ -19,33 +19,39 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/internal/yamldoc"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -106,33 +112,89 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
 	token := scraperToken(t, ns)
-	var leader *harness.Manager
-	for _, p := range operator.Live() {
-		if p.IsLeader() {
-			leader = p
-		}
-	}
-	g.Expect(leader).NotTo(BeNil())
-	url := fmt.Sprintf("https://%s:%d/metrics", localwebhook.Host, leader.MetricsPort)
+	endpoint := fmt.Sprintf("https://%s:%d/metrics", localwebhook.Host, leader(t).MetricsPort)
 
-	status, _ := scrape(t, url, "")
+	status, _ := scrape(t, endpoint, "")
 	g.Expect(status).To(BeElementOf(http.StatusUnauthorized, http.StatusForbidden), "no token, no metrics")
 
+	documented := documentedMetrics(t)
 	g.Eventually(func(g Gomega) {
-		status, body := scrape(t, url, token)
+		status, body := scrape(t, endpoint, token)
 		g.Expect(status).To(Equal(http.StatusOK))
-		for _, name := range []string{
-			"platform_operator_reconcile_duration_seconds_bucket",
-			"platform_operator_taskruns_total{result=\"Succeeded\"}",
-			"platform_operator_taskrun_duration_seconds_count",
-			"platform_operator_schedule_lag_seconds_count",
-			"platform_operator_scheduletasks{state=\"idle\"}",
-			"controller_runtime_reconcile_total",
-			"workqueue_depth",
-		} {
-			g.Expect(body).To(ContainSubstring(name))
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err := parser.TextToMetricFamilies(strings.NewReader(body))
+		g.Expect(err).NotTo(HaveOccurred())
+		// Every family docs/metrics.md promises, with its type and labels,
+		// so the page and the endpoint cannot drift apart.
+		for _, want := range documented {
+			mf, ok := families[want.Name]
+			g.Expect(ok).To(BeTrue(), "docs/metrics.md documents %s; /metrics does not serve it", want.Name)
+			g.Expect(strings.ToLower(mf.GetType().String())).To(Equal(want.Type), "type of %s", want.Name)
+			for _, m := range mf.GetMetric() {
+				var labels []string
+				for _, l := range m.GetLabel() {
+					labels = append(labels, l.GetName())
+				}
+				g.Expect(labels).To(ConsistOf(want.Labels), "labels of a %s series", want.Name)
+			}
 		}
+		g.Expect(body).To(ContainSubstring(`platform_operator_taskruns_total{result="Succeeded"}`), "the run this test made")
+		g.Expect(families).To(HaveKey("controller_runtime_reconcile_total"))
+		g.Expect(families).To(HaveKey("workqueue_depth"))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
+}
+
+// metricFamily is one row of the table in docs/metrics.md.
+type metricFamily struct {
+	Name, Type string
+	Labels     []string
+}
+
+// documentedMetrics reads the metric families that docs/metrics.md's table
+// documents: the metric's name, its type and the names of its labels, each
+// of which the table writes in backquotes.
+func documentedMetrics(t *testing.T) []metricFamily {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(cluster.Repo, "docs", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := regexp.MustCompile("`([a-zA-Z_:][a-zA-Z0-9_:]*)`")
+	var families []metricFamily
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(line, "|")
+		// | `name` | type | labels | what it says |
+		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		name := quoted.FindStringSubmatch(cells[1])
+		if name == nil {
+			t.Fatalf("docs/metrics.md: no metric name in table row %q", line)
+		}
+		f := metricFamily{Name: name[1], Type: strings.TrimSpace(cells[2]), Labels: []string{}}
+		for _, l := range quoted.FindAllStringSubmatch(cells[3], -1) {
+			f.Labels = append(f.Labels, l[1])
+		}
+		families = append(families, f)
+	}
+	if len(families) == 0 {
+		t.Fatal("docs/metrics.md: found no metric table rows; has the table's format changed?")
+	}
+	t.Logf("docs/metrics.md documents %d metric families: %v", len(families), families)
+	return families
+}
+
+// leader waits for the replica that holds the leader-election Lease: only
+// its controllers run, so only its metrics count runs.
+func leader(t *testing.T) *harness.Manager {
+	t.Helper()
+	var m *harness.Manager
+	NewWithT(t).Eventually(func() (*harness.Manager, error) {
+		var err error
+		m, err = operator.Leader(t.Context())
+		return m, err
+	}).WithTimeout(30*time.Second).ShouldNot(BeNil(), "a replica holds the Lease")
+	return m
 }
 
 // scraperToken returns a token of a new ServiceAccount bound to the
@@ -179,14 +241,17 @@ func scrape(t *testing.T, url, token string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
+// TestMetrics_RealPrometheusScrapesTheManager runs the Prometheus server that
+// `make tools` builds against the leader, as a cluster's Prometheus would
+// scrape it (HTTPS, a ServiceAccount token), and asks it for every documented
+// family and for the run this test made.
 func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	t.Parallel()
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("prometheus is not installed; .ci/run installs Debian's prometheus package")
-		}
-		t.Skip("prometheus is not installed (apt-get install prometheus); CI runs this test")
+	// Always the pinned build in bin/, which the Makefile also puts first on
+	// PATH, rather than whichever prometheus a PATH lookup would find.
+	bin := cluster.Bin("prometheus")
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s is missing: run `make tools`, which builds it from hack/tools/prometheus (%v)", bin, err)
 	}
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -194,13 +259,7 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
 
-	var leader *harness.Manager
-	for _, p := range operator.Live() {
-		if p.IsLeader() {
-			leader = p
-		}
-	}
-	g.Expect(leader).NotTo(BeNil())
+	target := leader(t)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	g.Expect(os.WriteFile(tokenFile, []byte(scraperToken(t, ns)), 0o600)).To(Succeed())
@@ -215,7 +274,7 @@ scrape_configs:
     credentials_file: %s
   static_configs:
   - targets: ["%s:%d"]
-`, tokenFile, localwebhook.Host, leader.MetricsPort)
+`, tokenFile, localwebhook.Host, target.MetricsPort)
 	g.Expect(os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)).To(Succeed())
 	port, err := harness.FreePort()
 	g.Expect(err).NotTo(HaveOccurred())
@@ -229,27 +288,49 @@ scrape_configs:
 	g.Expect(prom.Start()).To(Succeed())
 	t.Cleanup(func() { _ = prom.Process.Kill(); _ = prom.Wait() })
 
-	query := fmt.Sprintf("http://%s:%d/api/v1/query?query=%s", localwebhook.Host, port,
-		"sum(platform_operator_taskruns_total%7Bresult%3D%22Succeeded%22%7D)")
+	api := fmt.Sprintf("http://%s:%d/api/v1/", localwebhook.Host, port)
+	documented := documentedMetrics(t)
 	g.Eventually(func(g Gomega) {
-		resp, err := http.Get(query)
-		g.Expect(err).NotTo(HaveOccurred())
-		defer resp.Body.Close()
-		var answer struct {
-			Status string `json:"status"`
-			Data   struct {
-				Result []struct {
-					Value []any `json:"value"`
-				} `json:"result"`
-			} `json:"data"`
+		var succeeded struct {
+			Result []struct {
+				Value []any `json:"value"`
+			} `json:"result"`
 		}
-		g.Expect(json.NewDecoder(resp.Body).Decode(&answer)).To(Succeed())
-		g.Expect(answer.Status).To(Equal("success"))
-		g.Expect(answer.Data.Result).To(HaveLen(1))
-		v, err := strconv.ParseFloat(answer.Data.Result[0].Value[1].(string), 64)
+		promAPI(g, api+"query?query="+url.QueryEscape(`sum(platform_operator_taskruns_total{result="Succeeded"})`), &succeeded)
+		g.Expect(succeeded.Result).To(HaveLen(1))
+		v, err := strconv.ParseFloat(succeeded.Result[0].Value[1].(string), 64)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(v).To(BeNumerically(">=", 1), "at least the run this test made succeeded")
+
+		var names []string
+		promAPI(g, api+"label/__name__/values?"+url.Values{"match[]": {`{job="platform-operator"}`}}.Encode(), &names)
+		for _, f := range documented {
+			// A histogram is stored as its _bucket, _sum and _count series.
+			series := f.Name
+			if f.Type == "histogram" {
+				series += "_count"
+			}
+			g.Expect(names).To(ContainElement(series), "documented in docs/metrics.md, not in Prometheus")
+		}
 	}).WithTimeout(60*time.Second).WithPolling(time.Second).Should(Succeed(), "prometheus log: %s", filepath.Join(dir, "prometheus.log"))
+}
+
+// promAPI GETs a Prometheus HTTP API URL and decodes the "data" of its
+// answer into data, failing unless Prometheus answers success.
+func promAPI(g Gomega, u string, data any) {
+	resp, err := http.Get(u)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	var answer struct {
+		Status string          `json:"status"`
+		Error  string          `json:"error"`
+		Data   json.RawMessage `json:"data"`
+	}
+	g.Expect(json.Unmarshal(body, &answer)).To(Succeed(), "answer of %s: %s", u, body)
+	g.Expect(answer.Status).To(Equal("success"), "answer of %s: %s", u, answer.Error)
+	g.Expect(json.Unmarshal(answer.Data, data)).To(Succeed(), "data of %s: %s", u, answer.Data)
 }
 
 func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *testing.T) {
@@ -266,11 +347,13 @@ func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *test
 	rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.Repo, "bin", "kubectl"), "kustomize",
 		filepath.Join(cluster.Repo, "config", "default")).Output()
 	g.Expect(err).NotTo(HaveOccurred())
+	objs, err := yamldoc.Decode(bytes.NewReader(rendered))
+	g.Expect(err).NotTo(HaveOccurred())
 	var deployment *appsv1.Deployment
-	for _, doc := range strings.Split(string(rendered), "\n---\n") {
-		var d appsv1.Deployment
-		if sigsyaml.Unmarshal([]byte(doc), &d) == nil && d.Kind == "Deployment" {
-			deployment = &d
+	for _, obj := range objs {
+		if yamldoc.Kind(obj) == "Deployment" {
+			deployment = &appsv1.Deployment{}
+			g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(obj, deployment)).To(Succeed())
 		}
 	}
 	g.Expect(deployment).NotTo(BeNil())

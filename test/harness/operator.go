@@ -17,10 +17,9 @@ limitations under the License.
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -28,16 +27,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/yaml"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/client-go/tools/clientcmd"
-	sigsyaml "sigs.k8s.io/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/internal/yamldoc"
 )
 
 const (
@@ -45,6 +45,9 @@ const (
 	// installs the manager and whom it runs as.
 	OperatorNamespace      = "platform-operator-system"
 	OperatorServiceAccount = "platform-operator-controller-manager"
+	// LeaseName is the replicas' leader-election Lease in OperatorNamespace
+	// (the manager's LeaderElectionID).
+	LeaseName = "platform-operator.platform.example.com"
 	// OperatorUser is the user the manager processes authenticate as: its
 	// own ServiceAccount, by impersonation, so they hold exactly the
 	// generated RBAC.
@@ -165,6 +168,10 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	}
 	flags = append(append(flags, d.args...), args...)
 	p.cmd = exec.Command(d.binary, flags...)
+	// argv[0] becomes the first word of the replica's user agent and so the
+	// field manager of its writes, which is how Leader tells the replicas
+	// apart on the Lease.
+	p.cmd.Args[0] = p.Name
 	p.cmd.Env = append(os.Environ(), "POD_NAMESPACE="+OperatorNamespace)
 	// A replica dies with the process that started it, even one killed
 	// without a chance to call Stop, as its pod would with its node.
@@ -230,23 +237,6 @@ func (p *Manager) PID() int {
 	return p.cmd.Process.Pid
 }
 
-// IsLeader reports whether the replica has said it acquired the Lease.
-func (p *Manager) IsLeader() bool {
-	f, err := os.Open(p.LogPath)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 1<<20), 1<<20)
-	for s.Scan() {
-		if strings.Contains(strings.ToLower(s.Text()), "successfully acquired lease") {
-			return true
-		}
-	}
-	return false
-}
-
 // Kill sends sig to the replica and waits for it to exit.
 func (p *Manager) Kill(sig syscall.Signal) {
 	_ = p.cmd.Process.Signal(sig)
@@ -266,14 +256,55 @@ func (d *Operator) Live() []*Manager {
 	return out
 }
 
-// Leader returns the live replica that holds the Lease, or nil.
-func (d *Operator) Leader() *Manager {
+// Leader returns the live replica that holds the leader-election Lease, as
+// the API server has it, or nil when none does: the Lease is released, has
+// expired, or names a replica that has died.
+func (d *Operator) Leader(ctx context.Context) (*Manager, error) {
+	lease := &coordinationv1.Lease{}
+	if err := d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: LeaseName}, lease); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	spec := lease.Spec
+	if ptr.Deref(spec.HolderIdentity, "") == "" || spec.RenewTime == nil ||
+		time.Since(spec.RenewTime.Time) > time.Duration(ptr.Deref(spec.LeaseDurationSeconds, 0))*time.Second {
+		return nil, nil
+	}
+	// holderIdentity is the hostname and a random UUID, the same hostname
+	// for every replica here; which replica it is shows in managedFields:
+	// the one whose write set the holder owns the field.
+	writer, err := holderWriter(lease)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range d.Live() {
-		if p.IsLeader() {
-			return p
+		if p.Name == writer {
+			return p, nil
 		}
 	}
-	return nil
+	return nil, nil
+}
+
+// holderWriter returns the field manager that owns the Lease's
+// spec.holderIdentity: the replica that last acquired it. The API server
+// names a client's writes after the first word of its user agent, which
+// client-go takes from argv[0], and StartReplica starts each replica with its
+// name as argv[0].
+func holderWriter(lease *coordinationv1.Lease) (string, error) {
+	for _, mf := range lease.ManagedFields {
+		if mf.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec map[string]json.RawMessage `json:"f:spec"`
+		}
+		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+			return "", fmt.Errorf("managedFields of Lease %s: %w", lease.Name, err)
+		}
+		if _, ok := fields.Spec["f:holderIdentity"]; ok {
+			return mf.Manager, nil
+		}
+	}
+	return "", nil
 }
 
 // forward passes each webhook connection to the first live, ready replica.
@@ -323,26 +354,22 @@ func installOperatorRBAC(ctx context.Context, c *Cluster) error {
 	if err != nil {
 		return err
 	}
+	objs, err := yamldoc.Decode(bytes.NewReader(rendered))
+	if err != nil {
+		return fmt.Errorf("kubectl kustomize config/default: %w", err)
+	}
 	keep := map[string]bool{"Namespace": true, "ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
-	var out bytes.Buffer
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
-	for {
-		var obj map[string]any
-		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return err
-		}
-		if kind, _ := obj["kind"].(string); keep[kind] {
-			y, err := sigsyaml.Marshal(obj)
-			if err != nil {
-				return err
-			}
-			out.WriteString("---\n")
-			out.Write(y)
+	var kept []any
+	for _, obj := range objs {
+		if keep[yamldoc.Kind(obj)] {
+			kept = append(kept, obj)
 		}
 	}
-	return c.Kubectl(ctx, out.Bytes(), "apply", "--server-side", "-f", "-")
+	out, err := yamldoc.Encode(kept...)
+	if err != nil {
+		return err
+	}
+	return c.Kubectl(ctx, out, "apply", "--server-side", "-f", "-")
 }
 
 // installWebhooks makes a serving certificate for this machine, points the
