@@ -16,10 +16,20 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+// The harness's self-test: the kwok cluster itself, without the operator.
+// The e2e, fault and benchmark layers trust that a Job on it behaves as on a
+// real cluster and that the pod annotations of hack/kwok/README.md (the
+// Stages in hack/kwok/config.yaml) do what they say; these tests check that,
+// through the real CronJob, Job and scheduler controllers, so that a broken
+// Stage fails here by name rather than as a puzzling operator failure.
+// `make test-e2e` runs them next to test/e2e.
+package harness_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -28,7 +38,36 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/platform-operator/test/harness"
 )
+
+// cluster is the self-test's kwok cluster, with no operator on it.
+var cluster *harness.Cluster
+
+func TestMain(m *testing.M) {
+	harness.ReapIfAsked()
+	os.Exit(runSuite(m))
+}
+
+// runSuite does the work of TestMain and returns the exit code, so that the
+// cluster is deleted before os.Exit.
+func runSuite(m *testing.M) int {
+	c, teardown, err := harness.StartCluster(context.Background(), fmt.Sprintf("harness-%08x", rand.Uint32()), harness.ClusterOptions{})
+	if err != nil {
+		harness.Logf("%v", err)
+		return 1
+	}
+	defer teardown()
+	cluster = c
+	return m.Run()
+}
+
+// newNamespace creates a namespace for t; see harness.Namespace.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	return harness.Namespace(t, cluster)
+}
 
 // Pod annotations understood by the Stages in hack/kwok/config.yaml.
 const (
