@@ -15,13 +15,26 @@ limitations under the License.
 */
 
 // Command kubectl-stask is the kubectl plugin for ScheduleTasks: on the PATH,
-// it makes `kubectl stask` work. The commands live in internal/cli.
+// it makes `kubectl stask` work. It only wires the standard streams to the
+// commands of internal/cli/stask and turns their outcome into an exit code
+// (internal/cli/core).
 package main
 
 import (
+	"fmt"
 	"os"
 
-	"github.com/example/platform-operator/internal/cli"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/cli/stask"
 )
 
-func main() { os.Exit(cli.Main()) }
+func main() {
+	root, err := stask.NewRootCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+	os.Exit(core.Execute(root))
+}

@@ -19,16 +19,20 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
@@ -41,8 +45,16 @@ var (
 )
 
 // stask runs the kubectl plugin against the cluster in namespace ns and
-// returns its output and exit code.
+// returns its output, standard error after standard output, and exit code.
 func stask(t *testing.T, ns string, args ...string) (string, int) {
+	t.Helper()
+	stdout, stderr, code := staskStreams(t, ns, args...)
+	return stdout + stderr, code
+}
+
+// staskStreams runs the kubectl plugin like stask and returns its standard
+// output and error apart, for output a test decodes.
+func staskStreams(t *testing.T, ns string, args ...string) (string, string, int) {
 	t.Helper()
 	pluginOnce.Do(func() {
 		// In the operator's working directory, which lives as long as the suite.
@@ -56,17 +68,20 @@ func stask(t *testing.T, ns string, args ...string) (string, int) {
 	if pluginErr != nil {
 		t.Fatalf("build kubectl-stask: %v", pluginErr)
 	}
-	cmd := exec.CommandContext(t.Context(), pluginPath, append([]string{"--kubeconfig", cluster.Kubeconfig, "-n", ns}, args...)...)
-	out, err := cmd.CombinedOutput()
+	var stdout, stderr bytes.Buffer
+	args = append([]string{"--kubeconfig", cluster.Kubeconfig, "-n", ns}, args...)
+	cmd := exec.CommandContext(t.Context(), pluginPath, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return string(out), 0
+		return stdout.String(), stderr.String(), 0
 	case errors.As(err, &exit):
-		return string(out), exit.ExitCode()
+		return stdout.String(), stderr.String(), exit.ExitCode()
 	default:
 		t.Fatalf("kubectl-stask %v: %v", args, err)
-		return "", -1
+		return "", "", -1
 	}
 }
 
@@ -77,7 +92,8 @@ func TestCLI_RunWaitExitsWithTheRunsOutcome(t *testing.T) {
 	ns := newNamespace(t)
 	never := testutil.WithSchedule("0 0 1 1 *")
 	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "works", never))).To(Succeed())
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "breaks", never, testutil.WithBackoffLimit(0), kwokPod(3, "")))).To(Succeed())
+	breaks := testutil.NewScheduleTask(ns, "breaks", never, testutil.WithBackoffLimit(0), kwokPod(3, ""))
+	g.Expect(cluster.Client.Create(ctx, breaks)).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "lingers", never, kwokPod(0, "10m")))).To(Succeed())
 
 	out, code := stask(t, ns, "run", "works", "--wait", "--timeout", "60s")
@@ -131,7 +147,8 @@ func TestCLI_LogsShowsTheRunsPodLog(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "talker", testutil.WithSchedule("0 0 1 1 *"), kwokPod(0, "5m")))).To(Succeed())
+	talker := testutil.NewScheduleTask(ns, "talker", testutil.WithSchedule("0 0 1 1 *"), kwokPod(0, "5m"))
+	g.Expect(cluster.Client.Create(ctx, talker)).To(Succeed())
 	out, code := stask(t, ns, "run", "talker")
 	g.Expect(code).To(Equal(0), out)
 	g.Eventually(func(g Gomega) {
@@ -143,4 +160,74 @@ func TestCLI_LogsShowsTheRunsPodLog(t *testing.T) {
 	out, code = stask(t, ns, "logs", "no-such-run")
 	g.Expect(code).To(Equal(1))
 	g.Expect(out).To(ContainSubstring(`taskrun "no-such-run" not found`))
+}
+
+// list is what -o json and -o yaml of a listing decode to.
+type list[T any] struct {
+	metav1.TypeMeta `json:",inline"`
+	Items           []T `json:"items"`
+}
+
+// decode decodes a command's JSON or YAML output into a T.
+func decode[T any](g Gomega, out string) T {
+	var v T
+	g.Expect(yaml.Unmarshal([]byte(out), &v)).To(Succeed(), out)
+	return v
+}
+
+func TestCLI_ListGetAndHistoryPrintObjectsInEveryFormat(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	formats := testutil.NewScheduleTask(ns, "formats", testutil.WithSchedule("0 0 1 1 *"))
+	g.Expect(cluster.Client.Create(ctx, formats)).To(Succeed())
+	out, code := stask(t, ns, "run", "formats", "--wait", "--timeout", "60s", "-o", "name")
+	g.Expect(code).To(Equal(0), out)
+	g.Expect(out).To(HavePrefix("taskrun.platform.example.com/formats-manual-"))
+	run := strings.TrimPrefix(strings.Fields(out)[0], "taskrun.platform.example.com/")
+
+	for _, format := range []string{"json", "yaml"} {
+		out, stderr, code := staskStreams(t, ns, "list", "-o", format)
+		g.Expect(code).To(Equal(0), stderr)
+		tasks := decode[list[platformv1.ScheduleTask]](g, out)
+		g.Expect(tasks.APIVersion + " " + tasks.Kind).To(Equal("v1 List"))
+		g.Expect(tasks.Items).To(HaveLen(1))
+		g.Expect(tasks.Items[0].APIVersion + " " + tasks.Items[0].Kind + " " + tasks.Items[0].Name).
+			To(Equal("platform.example.com/v1 ScheduleTask formats"))
+
+		out, stderr, code = staskStreams(t, ns, "get", "formats", "-o", format)
+		g.Expect(code).To(Equal(0), stderr)
+		task := decode[platformv1.ScheduleTask](g, out)
+		g.Expect(task.APIVersion + " " + task.Kind + " " + task.Spec.Schedule).
+			To(Equal("platform.example.com/v1 ScheduleTask 0 0 1 1 *"))
+
+		out, stderr, code = staskStreams(t, ns, "history", "formats", "-o", format)
+		g.Expect(code).To(Equal(0), stderr)
+		runs := decode[list[platformv1.TaskRun]](g, out)
+		g.Expect(runs.Kind).To(Equal("List"))
+		g.Expect(runs.Items).To(HaveLen(1))
+		g.Expect(runs.Items[0].Kind + " " + runs.Items[0].Name + " " + string(runs.Items[0].Status.Phase)).
+			To(Equal("TaskRun " + run + " Succeeded"))
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"list", "-o", "name"}, "scheduletask.platform.example.com/formats\n"},
+		{[]string{"get", "formats", "-o", "name"}, "scheduletask.platform.example.com/formats\n"},
+		{[]string{"history", "formats", "-o", "name"}, "taskrun.platform.example.com/" + run + "\n"},
+		{[]string{"list", "-o", "jsonpath={.items[*].metadata.name}"}, "formats"},
+		{[]string{"get", "formats", "-o", "jsonpath={.kind}/{.spec.schedule}"}, "ScheduleTask/0 0 1 1 *"},
+		{[]string{"history", "formats", "-o", "jsonpath={.items[*].status.phase}"}, "Succeeded"},
+		{
+			[]string{"history", "formats", "-o", "custom-columns=RUN:.metadata.name,TRIGGER:.spec.trigger", "--no-headers"},
+			run + "   Manual\n",
+		},
+	} {
+		out, stderr, code := staskStreams(t, ns, tt.args...)
+		g.Expect(code).To(Equal(0), stderr)
+		g.Expect(out).To(Equal(tt.want), "kubectl stask %v", tt.args)
+	}
 }

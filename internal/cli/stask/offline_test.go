@@ -14,10 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli
+package stask
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -25,21 +24,20 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/example/platform-operator/internal/cli/core"
 )
 
-// execute runs the plugin in-process with args and returns its output.
-func execute(t *testing.T, stdin string, args ...string) (string, error) {
+// offline runs a command that needs no cluster.
+func offline(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	cmd := NewRootCommand(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &out})
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return out.String(), err
+	out, _, err := execute(t, newClient(t, interceptor.Funcs{}), stdin, args...)
+	return out, err
 }
 
 func TestNextCommand_PrintsRunTimesInTheZone(t *testing.T) {
-	out, err := execute(t, "", "next", "30 9 * * *", "--time-zone", "Asia/Tokyo", "-c", "2")
+	out, err := offline(t, "", "next", "30 9 * * *", "--time-zone", "Asia/Tokyo", "-c", "2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +54,7 @@ func TestNextCommand_PrintsRunTimesInTheZone(t *testing.T) {
 			t.Errorf("%s is not 09:30 in Tokyo", ts)
 		}
 	}
-	if _, err := execute(t, "", "next", "every day"); err == nil || !strings.Contains(err.Error(), "expected exactly 5 fields") {
+	if _, err := offline(t, "", "next", "every day"); err == nil || !strings.Contains(err.Error(), "expected exactly 5 fields") {
 		t.Errorf("a bad expression gave %v", err)
 	}
 }
@@ -92,12 +90,12 @@ spec:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := execute(t, "", "lint", good)
+	out, err := offline(t, "", "lint", good)
 	if err != nil || !strings.Contains(out, "1 file(s) OK") {
 		t.Errorf("good file: %v\n%s", err, out)
 	}
-	out, err = execute(t, "", "lint", good, bad)
-	var exit *ExitError
+	out, err = offline(t, "", "lint", good, bad)
+	var exit *core.ExitError
 	if !errors.As(err, &exit) || exit.Code != 1 {
 		t.Fatalf("lint of a bad file returned %v, want exit code 1", err)
 	}
@@ -106,7 +104,7 @@ spec:
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	out, err = execute(t, "apiVersion: platform.example.com/v1\nkind: ScheduleTask\nmetadata:\n  name: x\nspec:\n  schedule: \"@hourly\"\n  image: busybox\n  sechdule: typo\n", "lint", "-")
+	out, err = offline(t, "apiVersion: platform.example.com/v1\nkind: ScheduleTask\nmetadata:\n  name: x\nspec:\n  schedule: \"@hourly\"\n  image: busybox\n  sechdule: typo\n", "lint", "-")
 	if err == nil || !strings.Contains(out, "sechdule") {
 		t.Errorf("an unknown field passed lint: %v\n%s", err, out)
 	}

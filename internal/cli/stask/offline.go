@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cli
+package stask
 
 import (
 	"bytes"
@@ -29,6 +29,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
 	"github.com/example/platform-operator/internal/schedule"
 	"github.com/example/platform-operator/internal/validation"
 )
@@ -49,13 +50,13 @@ ScheduleTask) reads it, in the given time zone.`,
 			if err != nil {
 				return err
 			}
-			now := o.now()
+			now := o.Now()
 			times := s.NextN(now, count)
 			if len(times) == 0 {
 				return fmt.Errorf("%q never fires", args[0])
 			}
 			for _, t := range times {
-				fmt.Fprintf(o.out(), "%s  (%s)\n", t.Format(time.RFC3339), Relative(t, now))
+				fmt.Fprintf(o.Out(), "%s  (%s)\n", t.Format(time.RFC3339), core.Relative(t, now))
 			}
 			return nil
 		},
@@ -85,9 +86,9 @@ Exits 1 when a manifest has a problem.`,
 				problems += n
 			}
 			if problems > 0 {
-				return &ExitError{Code: 1, Err: fmt.Errorf("%d problem(s) found", problems)}
+				return &core.ExitError{Code: 1, Err: fmt.Errorf("%d problem(s) found", problems)}
 			}
-			fmt.Fprintf(o.out(), "%d file(s) OK\n", len(args))
+			fmt.Fprintf(o.Out(), "%d file(s) OK\n", len(args))
 			return nil
 		},
 	}
@@ -99,7 +100,7 @@ func lintFile(o *options, file string) (int, error) {
 	var data []byte
 	var err error
 	if file == "-" {
-		data, err = io.ReadAll(o.streams.In)
+		data, err = io.ReadAll(o.IOStreams.In)
 	} else {
 		data, err = os.ReadFile(file)
 	}
@@ -121,12 +122,12 @@ func lintFile(o *options, file string) (int, error) {
 		doc, _ := sigsyaml.Marshal(raw)
 		var st platformv1.ScheduleTask
 		if err := sigsyaml.UnmarshalStrict(doc, &st); err != nil {
-			fmt.Fprintf(o.out(), "%s: %v\n", file, err)
+			fmt.Fprintf(o.Out(), "%s: %v\n", file, err)
 			problems++
 			continue
 		}
 		for _, line := range validation.Format(validation.ScheduleTask(&st)) {
-			fmt.Fprintf(o.out(), "%s: %s: %s\n", file, st.Name, line)
+			fmt.Fprintf(o.Out(), "%s: %s: %s\n", file, st.Name, line)
 			problems++
 		}
 	}

@@ -1,0 +1,69 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// EventsAbout returns the last max events (events.k8s.io) regarding the
+// object kind ns/name, oldest first. It asks the server for only those, with
+// a field selector on regarding.kind and regarding.name, instead of reading
+// every event of the namespace. A user who may not list events gets none
+// rather than an error: events are an aside to what a command shows.
+func EventsAbout(ctx context.Context, c client.Client, kind, ns, name string, limit int) ([]eventsv1.Event, error) {
+	var list eventsv1.EventList
+	err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{"regarding.kind": kind, "regarding.name": name})
+	if apierrors.IsForbidden(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	events := list.Items
+	slices.SortStableFunc(events, func(a, b eventsv1.Event) int { return EventTime(&a).Compare(EventTime(&b)) })
+	return events[max(0, len(events)-limit):], nil
+}
+
+// EventTime is when an event happened: events.k8s.io's eventTime, or, for
+// events recorded through the core/v1 API, when the event was created.
+func EventTime(e *eventsv1.Event) time.Time {
+	if !e.EventTime.IsZero() {
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// WriteEvents writes events as a describe-style section's lines, indented
+// by two spaces, or "  none".
+func WriteEvents(w io.Writer, events []eventsv1.Event, now time.Time) {
+	if len(events) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	for i := range events {
+		e := &events[i]
+		fmt.Fprintf(w, "  %-8s %-8s %-16s %s\n", Relative(EventTime(e), now), e.Type, e.Reason, e.Note)
+	}
+}

@@ -1,0 +1,83 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package core
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/printers"
+)
+
+// TableOptions say how PrintTable lays a table out.
+type TableOptions struct {
+	// Wide shows the columns of priority 1 and more too, as -o wide does.
+	Wide bool
+	// WithNamespace adds a NAMESPACE column first, as -A does; it is read
+	// from each row's Object.
+	WithNamespace bool
+	// NoHeaders leaves the header line out.
+	NoHeaders bool
+	// Color paints the cells that are words of Palette. The caller decides
+	// it, normally with UseColor, so that tests can ask for either.
+	Color bool
+	// Palette is what Color paints.
+	Palette Palette
+}
+
+// PrintTable prints table as kubectl prints its tables, through
+// cli-runtime's table printer. A table without rows prints nothing, as in
+// kubectl; see NoResources.
+func PrintTable(w io.Writer, table *metav1.Table, opts TableOptions) error {
+	var b strings.Builder
+	p := printers.NewTablePrinter(printers.PrintOptions{Wide: opts.Wide, WithNamespace: opts.WithNamespace, NoHeaders: opts.NoHeaders})
+	if err := p.PrintObj(table, &b); err != nil {
+		return err
+	}
+	text := b.String()
+	if opts.Color {
+		text = Colorize(text, opts.Palette)
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
+
+// PrintTable prints a command's human table to Out as pf asks (-o wide,
+// --no-headers), painted with palette when UseColor allows it for Out and
+// the environment.
+func (o *Options) PrintTable(table *metav1.Table, pf *PrintFlags, withNamespace bool, palette Palette) error {
+	return PrintTable(o.Out(), table, TableOptions{
+		Wide:          pf.Wide(),
+		WithNamespace: withNamespace,
+		NoHeaders:     pf.NoHeaders,
+		Color:         UseColor(o.OutIsTerminal(), os.Getenv),
+		Palette:       palette,
+	})
+}
+
+// NoResources tells errOut that a listing found nothing, in kubectl's words,
+// so that the output stream stays empty for scripts.
+func NoResources(errOut io.Writer, ns string, allNamespaces bool) {
+	if allNamespaces {
+		fmt.Fprintln(errOut, "No resources found")
+		return
+	}
+	fmt.Fprintf(errOut, "No resources found in %s namespace.\n", ns)
+}

@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package stask
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/schedule"
+)
+
+// Sections of get are short: the newest few say what a task is doing; the
+// rest is what history and kubectl events are for.
+const (
+	recentRuns   = 10
+	recentEvents = 10
+	nextRuns     = 5
+)
+
+func newGetCommand(o *options) *cobra.Command {
+	printFlags := core.NewPrintFlags()
+	cmd := o.onTask(&cobra.Command{
+		Use:   "get NAME",
+		Short: "Show a task: its spec in brief, conditions, next runs, recent runs and events",
+		Long: `Show a task: its spec in brief, conditions, next runs, recent runs and events.
+With -o wide, the task's row of list; with any other -o, the ScheduleTask itself.`,
+		Example: `  kubectl stask get data-check
+  kubectl stask get data-check -o yaml`,
+	}, printFlags.Validate, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
+		ns := st.Namespace
+		if !printFlags.Human() {
+			return printFlags.Print(o.Out(), o.Scheme, st)
+		}
+		runs, err := taskRunsOf(ctx, c, ns, st.Name)
+		if err != nil {
+			return err
+		}
+		if printFlags.Wide() {
+			table := taskTable([]platformv1.ScheduleTask{*st}, map[string][]platformv1.TaskRun{ns + "/" + st.Name: runs}, o.Now())
+			return o.PrintTable(table, printFlags, false, palette)
+		}
+		events, err := core.EventsAbout(ctx, c, "ScheduleTask", ns, st.Name, recentEvents)
+		if err != nil {
+			return err
+		}
+		return describeTask(o.Out(), st, runs, events, o.Now())
+	})
+	printFlags.AddFlags(cmd)
+	return cmd
+}
+
+// describeTask writes what get shows by default.
+func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.TaskRun, events []eventsv1.Event, now time.Time) error {
+	s := &st.Spec
+	fmt.Fprintf(w, "Name:         %s\nNamespace:    %s\n", st.Name, st.Namespace)
+	fmt.Fprintf(w, "Schedule:     %s (%s)\n", s.Schedule, core.OrDash(ptr.Deref(s.TimeZone, "")))
+	fmt.Fprintf(w, "Image:        %s\n", s.Image)
+	if len(s.Command)+len(s.Args) > 0 {
+		fmt.Fprintf(w, "Command:      %s\n", strings.Join(append(slices.Clone(s.Command), s.Args...), " "))
+	}
+	fmt.Fprintf(w, "Concurrency:  %s   Suspended: %t   Backoff limit: %d   Deadline: %s\n",
+		s.ConcurrencyPolicy, ptr.Deref(s.Suspend, false), ptr.Deref(s.BackoffLimit, platformv1.DefaultBackoffLimit), deadline(s.ActiveDeadlineSeconds))
+	fmt.Fprintf(w, "Runs started: %d\n", st.Status.TriggerCount)
+
+	fmt.Fprintln(w, "\nConditions:")
+	for _, c := range st.Status.Conditions {
+		fmt.Fprintf(w, "  %s=%s  %s: %s (%s)\n", c.Type, c.Status, c.Reason, c.Message, core.Relative(c.LastTransitionTime.Time, now))
+	}
+
+	fmt.Fprintln(w, "\nNext runs:")
+	if ptr.Deref(s.Suspend, false) {
+		fmt.Fprintln(w, "  none: the task is suspended")
+	} else if sched, err := schedule.Parse(s.Schedule, ptr.Deref(s.TimeZone, "")); err != nil {
+		fmt.Fprintf(w, "  %v\n", err)
+	} else {
+		for _, t := range sched.NextN(now, nextRuns) {
+			fmt.Fprintf(w, "  %s  (%s)\n", t.Format(time.RFC3339), core.Relative(t, now))
+		}
+	}
+
+	fmt.Fprintln(w, "\nRecent runs:")
+	if len(runs) == 0 {
+		fmt.Fprintln(w, "  none yet")
+	} else {
+		if err := core.PrintTable(w, runTable(runs[:min(len(runs), recentRuns)], now), core.TableOptions{}); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, Summarize(runs))
+	}
+
+	fmt.Fprintln(w, "\nRecent events:")
+	core.WriteEvents(w, events, now)
+	return nil
+}
+
+// deadline renders activeDeadlineSeconds.
+func deadline(s *int64) string {
+	if s == nil {
+		return "none"
+	}
+	return duration.HumanDuration(time.Duration(*s) * time.Second)
+}

@@ -1,0 +1,110 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package stask
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
+)
+
+// Exit codes of run --wait, for scripts; any other error exits 1 too.
+const (
+	exitFailed   = 1
+	exitTimedOut = 2
+)
+
+func newRunCommand(o *options) *cobra.Command {
+	var wait bool
+	var timeout time.Duration
+	printFlags := core.NewActionPrintFlags("created", o.Scheme)
+	var printer printers.ResourcePrinter
+	cmd := o.onTask(&cobra.Command{
+		Use:   "run NAME",
+		Short: "Start a manual run of a task now",
+		Long: `Start a manual run of a ScheduleTask now: a TaskRun with trigger Manual, which
+the operator starts as a Job from the task's template, honouring its
+concurrency policy. Prints the run's name. With --wait, follows the run and
+exits 0 when it succeeded, 1 when it failed, 2 when --timeout passed first.`,
+		Example: `  kubectl stask run data-check
+  kubectl stask run data-check --wait --timeout 10m`,
+	}, func() (err error) {
+		printer, err = printFlags.ToPrinter()
+		return err
+	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
+		tr := &platformv1.TaskRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: st.Namespace, GenerateName: st.Name + "-manual-"},
+			Spec:       platformv1.TaskRunSpec{ScheduleTaskName: st.Name, Trigger: platformv1.TriggerManual},
+		}
+		if err := c.Create(ctx, tr); err != nil {
+			return explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
+		}
+		if err := printer.PrintObj(tr, o.Out()); err != nil {
+			return err
+		}
+		if !wait {
+			return nil
+		}
+		return o.follow(ctx, c, client.ObjectKeyFromObject(tr), timeout)
+	})
+	cmd.Flags().BoolVarP(&wait, "wait", "w", false, "follow the run until it ends")
+	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "with --wait, how long to wait")
+	printFlags.AddFlags(cmd)
+	return cmd
+}
+
+// follow shows the run's phase as it changes, through a watch, until the
+// run ends or timeout passes, and returns the outcome as run --wait's exit
+// code: nil when it succeeded, an ExitError of exitFailed or exitTimedOut.
+func (o *options) follow(ctx context.Context, c client.WithWatch, key client.ObjectKey, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	progress := core.NewProgress(o.Out(), key.Name, o.OutIsTerminal(), o.Clock)
+	tr, err := core.WaitFor(ctx, c, &platformv1.TaskRun{}, &platformv1.TaskRunList{}, key, func(tr *platformv1.TaskRun) (bool, error) {
+		progress.Set(string(tr.Status.Phase))
+		return tr.IsFinished(), nil
+	})
+	progress.Stop()
+	if errors.Is(err, context.DeadlineExceeded) {
+		phase := ""
+		if tr != nil {
+			phase = string(tr.Status.Phase)
+		}
+		return &core.ExitError{Code: exitTimedOut, Err: fmt.Errorf("%s still %s after %s", key.Name, core.OrDash(phase), timeout)}
+	}
+	if err != nil {
+		return err
+	}
+	if tr.Status.Phase == platformv1.TaskRunSucceeded {
+		fmt.Fprintf(o.Out(), "%s succeeded after %s\n", key.Name, core.OrDash(tr.Status.Duration))
+		return nil
+	}
+	detail := tr.Status.Reason
+	if tr.Status.ExitCode != nil {
+		detail += fmt.Sprintf(", exit code %d", *tr.Status.ExitCode)
+	}
+	return &core.ExitError{Code: exitFailed, Err: fmt.Errorf("%s failed: %s: %s", key.Name, detail, tr.Status.Message)}
+}

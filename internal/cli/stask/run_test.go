@@ -1,0 +1,167 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package stask
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
+)
+
+// createRunAs is a fake API server that names a created run
+// data-check-manual-1 and gives it status, as if the operator had already
+// run it, so run --wait sees the outcome when its watch starts.
+func createRunAs(status platformv1.TaskRunStatus) interceptor.Funcs {
+	return interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if tr, ok := obj.(*platformv1.TaskRun); ok {
+			tr.Name = tr.GenerateName + "1"
+			tr.Status = status
+		}
+		return c.Create(ctx, obj, opts...)
+	}}
+}
+
+func TestRun_WaitExitsWithTheRunsOutcome(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		status   platformv1.TaskRunStatus
+		wantOut  string
+		wantCode int
+		wantErr  string
+	}{
+		{
+			name:   "succeeded",
+			status: platformv1.TaskRunStatus{Phase: platformv1.TaskRunSucceeded, Duration: "2s"},
+			wantOut: "taskrun.platform.example.com/data-check-manual-1 created\n" +
+				"data-check-manual-1 Succeeded\n" +
+				"data-check-manual-1 succeeded after 2s\n",
+		},
+		{
+			name: "failed",
+			status: platformv1.TaskRunStatus{Phase: platformv1.TaskRunFailed, Reason: platformv1.ReasonBackoffLimitExceeded,
+				ExitCode: ptr.To[int32](3), Message: "Job has reached the specified backoff limit"},
+			wantOut: "taskrun.platform.example.com/data-check-manual-1 created\n" +
+				"data-check-manual-1 Failed\n",
+			wantCode: exitFailed,
+			wantErr:  "data-check-manual-1 failed: BackoffLimitExceeded, exit code 3: Job has reached the specified backoff limit",
+		},
+		{
+			name:   "still running at the timeout",
+			status: platformv1.TaskRunStatus{Phase: platformv1.TaskRunRunning},
+			wantOut: "taskrun.platform.example.com/data-check-manual-1 created\n" +
+				"data-check-manual-1 Running\n",
+			wantCode: exitTimedOut,
+			wantErr:  "data-check-manual-1 still Running after 300ms",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := execute(t, newClient(t, createRunAs(tt.status), cluster()...), "", "run", "data-check", "--wait", "--timeout", "300ms")
+			if diff := cmp.Diff(tt.wantOut, out); diff != "" {
+				t.Errorf("output (-want +got):\n%s", diff)
+			}
+			code, msg := 0, ""
+			if exit, ok := errors.AsType[*core.ExitError](err); ok {
+				code, msg = exit.Code, exit.Error()
+			} else if err != nil {
+				t.Fatalf("err = %v, want an ExitError or nil", err)
+			}
+			if code != tt.wantCode || msg != tt.wantErr {
+				t.Errorf("exit %d %q, want %d %q", code, msg, tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestRun_CreatesAManualRunAndPrintsItAsAsked(t *testing.T) {
+	c := newClient(t, createRunAs(platformv1.TaskRunStatus{}), cluster()...)
+	out, _, err := execute(t, c, "", "run", "data-check", "-o", "name")
+	if err != nil || out != "taskrun.platform.example.com/data-check-manual-1\n" {
+		t.Fatalf("run -o name = %q, %v", out, err)
+	}
+	tr := &platformv1.TaskRun{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "data-check-manual-1"}, tr); err != nil {
+		t.Fatal(err)
+	}
+	want := platformv1.TaskRunSpec{ScheduleTaskName: "data-check", Trigger: platformv1.TriggerManual}
+	if diff := cmp.Diff(want, tr.Spec); diff != "" {
+		t.Errorf("the run's spec (-want +got):\n%s", diff)
+	}
+	if _, _, err := execute(t, c, "", "run", "ghost"); err == nil || err.Error() != `scheduletask "ghost" not found in namespace "team"` {
+		t.Errorf("run of a missing task: %v", err)
+	}
+}
+
+func TestSuspendAndResume_PatchTheTaskAndSaySo(t *testing.T) {
+	c := newClient(t, interceptor.Funcs{}, cluster()...)
+	for _, step := range []struct {
+		verb, done string
+		want       bool
+	}{{"suspend", "suspended", true}, {"resume", "resumed", false}} {
+		out, _, err := execute(t, c, "", step.verb, "heartbeat")
+		if want := "scheduletask.platform.example.com/heartbeat " + step.done + "\n"; err != nil || out != want {
+			t.Errorf("%s = %q, %v; want %q", step.verb, out, err, want)
+		}
+		st := &platformv1.ScheduleTask{}
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "heartbeat"}, st); err != nil {
+			t.Fatal(err)
+		}
+		if got := ptr.Deref(st.Spec.Suspend, !step.want); got != step.want {
+			t.Errorf("after %s, spec.suspend = %t", step.verb, got)
+		}
+	}
+}
+
+func TestSummarize_CountsFinishedRunsOnly(t *testing.T) {
+	run := func(phase platformv1.TaskRunPhase, secs int) platformv1.TaskRun {
+		return platformv1.TaskRun{Status: platformv1.TaskRunStatus{Phase: phase, StartTime: at(0), CompletionTime: at(time.Duration(secs) * time.Second)}}
+	}
+	for _, tt := range []struct {
+		name string
+		runs []platformv1.TaskRun
+		want Summary
+		line string
+	}{
+		{"none", nil, Summary{}, "no finished runs"},
+		{"running only", []platformv1.TaskRun{run(platformv1.TaskRunRunning, 5)}, Summary{}, "no finished runs"},
+		{
+			"mixed",
+			[]platformv1.TaskRun{run(platformv1.TaskRunSucceeded, 10), run(platformv1.TaskRunSucceeded, 30),
+				run(platformv1.TaskRunFailed, 200), run(platformv1.TaskRunRunning, 999)},
+			Summary{Finished: 3, Succeeded: 2, P50: 30 * time.Second, Max: 200 * time.Second},
+			"2/3 succeeded (67%), p50 30s, max 3m20s",
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Summarize(tt.runs)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Summarize (-want +got):\n%s", diff)
+			}
+			if got.String() != tt.line {
+				t.Errorf("String() = %q, want %q", got.String(), tt.line)
+			}
+		})
+	}
+}
