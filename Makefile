@@ -30,6 +30,10 @@ export KUBEBUILDER_ASSETS ?= $(LOCALBIN)
 # Name of the local development cluster `make run` creates or reuses.
 DEV_CLUSTER ?= platform-dev
 
+# Which cluster `make run` runs the manager against: kwok, the local cluster
+# above, or current, the cluster of the current kubeconfig context.
+CLUSTER ?= kwok
+
 # Extra flags for go test, e.g. `make test-unit GOTEST_FLAGS=-race`.
 GOTEST_FLAGS ?=
 
@@ -147,8 +151,11 @@ install-plugin: ## Install the kubectl plugin (kubectl-stask) into $(go env GOPA
 	@echo "kubectl-stask installed in $$(go env GOPATH)/bin; make sure that is on your PATH, then: kubectl stask --help"
 
 .PHONY: run
-run: tools manifests build ## Run the manager against the local kwok cluster (created or reused), with the samples applied.
-	@DEV_CLUSTER=$(DEV_CLUSTER) hack/run-dev.sh
+# CLUSTER=current is kubebuilder's `make install run`: the CRDs go into that
+# cluster and no kwok cluster is made; hack/run-dev.sh says why the webhooks
+# are off.
+run: $(if $(filter current,$(CLUSTER)),install,tools) manifests build ## Run the manager here against the local kwok cluster (created or reused, samples applied); CLUSTER=current: against the current kubeconfig context's cluster, webhooks off.
+	@CLUSTER=$(CLUSTER) DEV_CLUSTER=$(DEV_CLUSTER) hack/run-dev.sh
 
 .PHONY: cluster-down
 cluster-down: ## Delete the local kwok development cluster.

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# run-dev.sh is `make run`: it creates (or reuses) the local kwok cluster,
-# installs the CRDs, runs the manager in the foreground against it and, once
-# the manager is ready, applies config/samples/. It only ever uses the
-# cluster's own kubeconfig file; ~/.kube/config is never touched.
+# run-dev.sh is `make run`. By default (CLUSTER=kwok) it creates (or reuses)
+# the local kwok cluster, installs the CRDs, runs the manager in the
+# foreground against it and, once the manager is ready, applies
+# config/samples/; it only ever uses that cluster's own kubeconfig file, and
+# ~/.kube/config is never touched.
+#
+# With CLUSTER=current it runs the manager against the cluster of the current
+# kubeconfig context instead, as kubebuilder's `make install run` does (make
+# has installed the CRDs), with the webhooks off: see run_current.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -13,6 +18,68 @@ probe_addr=${DEV_PROBE_ADDR:-127.0.0.1:8081}
 metrics_addr=${DEV_METRICS_ADDR:-127.0.0.1:8443}
 webhook_port=${DEV_WEBHOOK_PORT:-9443}
 cert_dir="$repo/bin/dev-webhook-certs"
+
+# run_current runs the manager against the current context's cluster. Its
+# API server would have to call this machine for the admission and
+# conversion webhooks, which a remote cluster (or one in containers) cannot,
+# and failing-closed webhooks it cannot reach would refuse every write; so
+# the webhooks are off, and the message says what that takes away.
+run_current() {
+	local context server replicas
+	if ! context=$(kubectl config current-context 2>/dev/null); then
+		echo "run-dev: no current kubeconfig context; set KUBECONFIG or run 'kubectl config use-context NAME'" >&2
+		exit 1
+	fi
+	server=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+	# Leader election is off (its Lease would need the operator's namespace),
+	# so an installed operator would reconcile the same objects alongside.
+	replicas=$(kubectl -n platform-operator-system get deployment platform-operator-controller-manager \
+		-o jsonpath='{.status.replicas}' 2>/dev/null || true)
+	if [ "${replicas:-0}" -gt 0 ]; then
+		cat >&2 <<MSG
+run-dev: the operator is installed in this cluster and running ($replicas replica(s) in
+platform-operator-system); a local manager would reconcile the same objects. Stop it first:
+
+    kubectl -n platform-operator-system scale deployment platform-operator-controller-manager --replicas=0
+
+or remove it with 'make undeploy', then run 'make run CLUSTER=current' again.
+MSG
+		exit 1
+	fi
+	cat >&2 <<MSG
+=== platform-operator runs on this machine against the cluster of context "$context"
+    ($server), with your kubeconfig's credentials rather than the operator's RBAC.
+
+    Webhooks are OFF (--enable-webhooks=false): this cluster's API server cannot call a
+    manager on this machine. That means:
+    - no validation: the API server checks only the CRDs' schemas, so a ScheduleTask with,
+      say, a schedule or time zone the webhook would refuse is accepted, and nobody checks
+      who may create which TaskRun;
+    - no defaulting: a manual TaskRun does not get its task label from the webhook;
+    - no conversion: ScheduleTask is served as v1 only; requests for v1alpha1 fail.
+    For the webhooks, use 'make run' (a local kwok cluster whose API server calls this
+    machine) or install the operator with 'make deploy'.
+
+    Ctrl-C stops the manager; 'make uninstall' removes the CRDs (and every task and run).
+
+MSG
+	exec bin/manager \
+		--enable-webhooks=false \
+		--leader-elect=false \
+		--health-probe-bind-address="$probe_addr" \
+		--metrics-bind-address="$metrics_addr" \
+		--zap-devel \
+		"$@"
+}
+
+case ${CLUSTER:-kwok} in
+kwok) ;;
+current) run_current "$@" ;;
+*)
+	echo "run-dev: CLUSTER=${CLUSTER} is neither kwok (the local cluster, the default) nor current (the current kubeconfig context)" >&2
+	exit 2
+	;;
+esac
 
 hack/kwok/cluster.sh up "$cluster" >&2
 kubeconfig=$(hack/kwok/cluster.sh kubeconfig "$cluster")
