@@ -58,7 +58,8 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
-	c, teardown, err := harness.StartCluster(context.Background(), fmt.Sprintf("chaos-%08x", rand.Uint32()), harness.ClusterOptions{Nodes: 4})
+	name := fmt.Sprintf("chaos-%08x", rand.Uint32())
+	c, teardown, err := harness.StartCluster(context.Background(), name, harness.ClusterOptions{Nodes: 4})
 	if err != nil {
 		harness.Logf("%v", err)
 		return 1
@@ -131,7 +132,8 @@ func suspendAll(t *testing.T, ns string, names []string) {
 // managers.
 func mustEventually(t *testing.T, fn func() error) {
 	t.Helper()
-	NewWithT(t).Eventually(fn).WithContext(t.Context()).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
+	NewWithT(t).Eventually(fn).WithContext(t.Context()).
+		WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 }
 
 // runsMatchJobs checks, on the API server, that every Job of the namespace
@@ -141,7 +143,8 @@ func mustEventually(t *testing.T, fn func() error) {
 // Failed. With finished set, every run must also have ended.
 func runsMatchJobs(ctx context.Context, ns string, finished bool) error {
 	var jobs batchv1.JobList
-	if err := cluster.Client.List(ctx, &jobs, client.InNamespace(ns), client.HasLabels{platformv1.ScheduleTaskLabel}); err != nil {
+	err := cluster.Client.List(ctx, &jobs, client.InNamespace(ns), client.HasLabels{platformv1.ScheduleTaskLabel})
+	if err != nil {
 		return err
 	}
 	var runs platformv1.TaskRunList

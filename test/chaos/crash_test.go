@@ -61,14 +61,12 @@ func TestCrash_KilledManagerNeverDuplicatesOrLosesARun(t *testing.T) {
 	next := time.Now().Truncate(time.Minute).Add(time.Minute)
 	time.Sleep(time.Until(next.Add(-5 * time.Second)))
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for i := range manual {
 			time.Sleep(time.Duration(rng.IntN(2000)) * time.Millisecond)
 			createManualRun(t, ns, fmt.Sprintf("manual-%03d", i), names[i%len(names)])
 		}
-	}()
+	})
 	for i := range kills {
 		time.Sleep(time.Duration(500+rng.IntN(3500)) * time.Millisecond)
 		m.Kill(syscall.SIGKILL)
@@ -101,7 +99,8 @@ func jobsScheduledAt(t *testing.T, ns string, at time.Time) (int, error) {
 	}
 	n := 0
 	for _, j := range jobs.Items {
-		if s, err := time.Parse(time.RFC3339, j.Annotations[batchv1.CronJobScheduledTimestampAnnotation]); err == nil && s.Equal(at) {
+		s, err := time.Parse(time.RFC3339, j.Annotations[batchv1.CronJobScheduledTimestampAnnotation])
+		if err == nil && s.Equal(at) {
 			n++
 		}
 	}

@@ -103,7 +103,8 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 	ns := newNamespace(t)
 
 	// A run that finishes, so the run counters have a series.
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "counted", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	yearly := testutil.WithSchedule("0 0 1 1 *")
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "counted", yearly))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "counted-now", "counted"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		tr := &platformv1.TaskRun{}
@@ -160,8 +161,8 @@ func documentedMetrics(t *testing.T) []metricFamily {
 		t.Fatal(err)
 	}
 	quoted := regexp.MustCompile("`([a-zA-Z_:][a-zA-Z0-9_:]*)`")
-	var families []metricFamily
-	for _, line := range strings.Split(string(doc), "\n") {
+	var families []metricFamily //nolint:prealloc // one per table row, not per line
+	for line := range strings.SplitSeq(string(doc), "\n") {
 		cells := strings.Split(line, "|")
 		// | `name` | type | labels | what it says |
 		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
@@ -218,11 +219,11 @@ func scraperToken(t *testing.T, ns string) string {
 	return tr.Status.Token
 }
 
-// scrape GETs url with the bearer token (none when empty); the manager's
+// scrape GETs endpoint with the bearer token (none when empty); the manager's
 // certificate is self-signed, as in a default install.
-func scrape(t *testing.T, url, token string) (int, string) {
+func scrape(t *testing.T, endpoint, token string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,8 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	yearly := testutil.WithSchedule("0 0 1 1 *")
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", yearly))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
 
 	target := leader(t)
@@ -296,7 +298,8 @@ scrape_configs:
 				Value []any `json:"value"`
 			} `json:"result"`
 		}
-		promAPI(g, api+"query?query="+url.QueryEscape(`sum(platform_operator_taskruns_total{result="Succeeded"})`), &succeeded)
+		query := `sum(platform_operator_taskruns_total{result="Succeeded"})`
+		promAPI(g, api+"query?query="+url.QueryEscape(query), &succeeded)
 		g.Expect(succeeded.Result).To(HaveLen(1))
 		v, err := strconv.ParseFloat(succeeded.Result[0].Value[1].(string), 64)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -312,7 +315,8 @@ scrape_configs:
 			}
 			g.Expect(names).To(ContainElement(series), "documented in docs/metrics.md, not in Prometheus")
 		}
-	}).WithTimeout(60*time.Second).WithPolling(time.Second).Should(Succeed(), "prometheus log: %s", filepath.Join(dir, "prometheus.log"))
+	}).WithTimeout(60*time.Second).WithPolling(time.Second).
+		Should(Succeed(), "prometheus log: %s", filepath.Join(dir, "prometheus.log"))
 }
 
 // promAPI GETs a Prometheus HTTP API URL and decodes the "data" of its
@@ -357,7 +361,10 @@ func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *test
 		}
 	}
 	g.Expect(deployment).NotTo(BeNil())
-	managerPod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"}, Spec: deployment.Spec.Template.Spec}
+	managerPod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"},
+		Spec:       deployment.Spec.Template.Spec,
+	}
 	managerPod.Spec.ServiceAccountName = ""
 	g.Expect(cluster.Client.Create(ctx, managerPod, client.DryRunAll)).To(Succeed(), "the manager's pod meets restricted")
 
@@ -388,8 +395,10 @@ func TestHelm_RenderedChartIsAdmittedByTheAPIServer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	chart := filepath.Join(cluster.Repo, "charts", "platform-operator")
-	for _, values := range [][]string{nil, {"--set", "certManager.enabled=false,metrics.enabled=false,replicaCount=1,tracing.endpoint=http://collector:4317"}} {
-		args := append([]string{"template", "platform-operator", chart, "-n", harness.OperatorNamespace, "--include-crds"}, values...)
+	minimal := "certManager.enabled=false,metrics.enabled=false,replicaCount=1,tracing.endpoint=http://collector:4317"
+	for _, values := range [][]string{nil, {"--set", minimal}} {
+		args := append([]string{"template", "platform-operator", chart,
+			"-n", harness.OperatorNamespace, "--include-crds"}, values...)
 		rendered, err := exec.CommandContext(ctx, filepath.Join(cluster.Repo, "bin", "helm"), args...).Output()
 		g.Expect(err).NotTo(HaveOccurred(), "helm %v", args)
 		// Server-side dry run: every object goes through the real API

@@ -53,7 +53,8 @@ func TestMain(m *testing.M) {
 // runSuite does the work of TestMain and returns the exit code, so that the
 // cluster is deleted before os.Exit.
 func runSuite(m *testing.M) int {
-	c, teardown, err := harness.StartCluster(context.Background(), fmt.Sprintf("harness-%08x", rand.Uint32()), harness.ClusterOptions{})
+	name := fmt.Sprintf("harness-%08x", rand.Uint32())
+	c, teardown, err := harness.StartCluster(context.Background(), name, harness.ClusterOptions{})
 	if err != nil {
 		harness.Logf("%v", err)
 		return 1

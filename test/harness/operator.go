@@ -261,7 +261,8 @@ func (d *Operator) Live() []*Manager {
 // expired, or names a replica that has died.
 func (d *Operator) Leader(ctx context.Context) (*Manager, error) {
 	lease := &coordinationv1.Lease{}
-	if err := d.cluster.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: LeaseName}, lease); err != nil {
+	key := client.ObjectKey{Namespace: OperatorNamespace, Name: LeaseName}
+	if err := d.cluster.Client.Get(ctx, key, lease); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
 	spec := lease.Spec
@@ -297,7 +298,7 @@ func holderWriter(lease *coordinationv1.Lease) (string, error) {
 		var fields struct {
 			Spec map[string]json.RawMessage `json:"f:spec"`
 		}
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+		if err := json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields); err != nil {
 			return "", fmt.Errorf("managedFields of Lease %s: %w", lease.Name, err)
 		}
 		if _, ok := fields.Spec["f:holderIdentity"]; ok {
@@ -358,7 +359,10 @@ func installOperatorRBAC(ctx context.Context, c *Cluster) error {
 	if err != nil {
 		return fmt.Errorf("kubectl kustomize config/default: %w", err)
 	}
-	keep := map[string]bool{"Namespace": true, "ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
+	keep := map[string]bool{
+		"Namespace": true, "ServiceAccount": true,
+		"ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true,
+	}
 	var kept []any
 	for _, obj := range objs {
 		if keep[yamldoc.Kind(obj)] {
