@@ -105,7 +105,7 @@ test-integration: tools ## Run the integration tests against envtest (real kube-
 .PHONY: test-e2e
 test-e2e: tools ## Run the e2e tests and the harness's self-test of kwok on throwaway kwok clusters (real controller-manager and scheduler).
 	@echo "=== layer: e2e (kwok cluster, --runtime binary)"
-	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -parallel 16 $(GOTEST_FLAGS) ./test/harness/... ./test/e2e/...
+	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -p 1 -parallel 16 $(GOTEST_FLAGS) ./test/harness/... ./test/e2e/...
 
 .PHONY: test-bench
 test-bench: tools ## Run the benchmark at a small size (N=100) and assert what does not depend on the machine's speed.

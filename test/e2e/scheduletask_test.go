@@ -28,10 +28,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -205,7 +207,8 @@ func TestScheduleTask_ManualTaskRunStartsAtOnce(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t)
 	// A schedule that will not fire during the test.
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "adhoc", testutil.WithSchedule("0 0 1 1 *")))).To(Succeed())
+	adhoc := testutil.NewScheduleTask(ns, "adhoc", testutil.WithSchedule("0 0 1 1 *"))
+	g.Expect(cluster.Client.Create(ctx, adhoc)).To(Succeed())
 	g.Eventually(func() error {
 		return cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "adhoc"}, &batchv1.CronJob{})
 	}).WithTimeout(30 * time.Second).Should(Succeed())
@@ -241,8 +244,9 @@ func TestScheduleTask_DeletionRemovesCronJobJobsPodsAndRuns(t *testing.T) {
 
 	g.Expect(cluster.Client.Delete(ctx, st)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		g.Expect(apierrors.IsNotFound(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &platformv1.ScheduleTask{}))).To(BeTrue())
-		g.Expect(apierrors.IsNotFound(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &batchv1.CronJob{}))).To(BeTrue())
+		key := client.ObjectKeyFromObject(st)
+		g.Expect(apierrors.IsNotFound(cluster.Client.Get(ctx, key, &platformv1.ScheduleTask{}))).To(BeTrue())
+		g.Expect(apierrors.IsNotFound(cluster.Client.Get(ctx, key, &batchv1.CronJob{}))).To(BeTrue())
 		g.Expect(jobsOf(g, ctx, ns)).To(BeEmpty())
 		g.Expect(runsOf(g, ctx, ns)).To(BeEmpty())
 		var pods corev1.PodList
@@ -256,7 +260,8 @@ func TestScheduleTask_HandEditedCronJobIsRepaired(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "drift", testutil.WithSchedule("0 3 * * *")))).To(Succeed())
+	drift := testutil.NewScheduleTask(ns, "drift", testutil.WithSchedule("0 3 * * *"))
+	g.Expect(cluster.Client.Create(ctx, drift)).To(Succeed())
 	cj := &batchv1.CronJob{}
 	key := client.ObjectKey{Namespace: ns, Name: "drift"}
 	g.Eventually(func() error { return cluster.Client.Get(ctx, key, cj) }).WithTimeout(30 * time.Second).Should(Succeed())
@@ -271,6 +276,13 @@ func TestScheduleTask_HandEditedCronJobIsRepaired(t *testing.T) {
 		g.Expect(cluster.Client.Get(ctx, key, got)).To(Succeed())
 		g.Expect(got.Spec.Schedule).To(Equal("0 3 * * *"))
 		g.Expect(got.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image).To(Equal("busybox:1.36"))
+		// managedFields say who owns what: the operator's apply took the
+		// fields back from the hand edit.
+		owners := map[string]metav1.ManagedFieldsOperationType{}
+		for _, mf := range got.ManagedFields {
+			owners[mf.Manager] = mf.Operation
+		}
+		g.Expect(owners).To(HaveKeyWithValue(scheduletask.FieldManager, metav1.ManagedFieldsOperationApply))
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 }
 

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,9 +57,9 @@ func Namespace(t *testing.T, c *Cluster) string {
 	// The ServiceAccount admission plugin rejects pods until the controller
 	// manager has created the namespace's default ServiceAccount, and a Job
 	// whose pod was rejected retries only after a back-off.
-	NewWithT(t).Eventually(ctx, func() error {
+	gomega.NewWithT(t).Eventually(ctx, func() error {
 		key := client.ObjectKey{Namespace: ns.Name, Name: "default"}
 		return c.Client.Get(ctx, key, &corev1.ServiceAccount{})
-	}).WithTimeout(30*time.Second).Should(Succeed(), "default ServiceAccount in namespace %s", ns.Name)
+	}).WithTimeout(30*time.Second).Should(gomega.Succeed(), "default ServiceAccount in namespace %s", ns.Name)
 	return ns.Name
 }

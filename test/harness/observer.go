@@ -258,7 +258,7 @@ func (o *Observer) JobsIn(namespace string) map[types.UID]JobNote {
 func (o *Observer) RunsOf(uid types.UID) []RunNote {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	var out []RunNote
+	out := make([]RunNote, 0, len(o.runs[uid]))
 	for _, n := range o.runs[uid] {
 		out = append(out, *n)
 	}

@@ -18,20 +18,19 @@ package stask
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
 	"github.com/example/platform-operator/internal/schedule"
 	"github.com/example/platform-operator/internal/validation"
+	"github.com/example/platform-operator/internal/yamldoc"
 )
 
 func newNextCommand(o *options) *cobra.Command {
@@ -107,16 +106,13 @@ func lintFile(o *options, file string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	docs, err := yamldoc.Decode(bytes.NewReader(data))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", file, err)
+	}
 	problems := 0
-	for {
-		var raw map[string]any
-		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return 0, fmt.Errorf("%s: %w", file, err)
-		}
-		if raw == nil || raw["kind"] != "ScheduleTask" {
+	for _, raw := range docs {
+		if raw["kind"] != "ScheduleTask" {
 			continue
 		}
 		doc, _ := sigsyaml.Marshal(raw)
