@@ -222,7 +222,9 @@ type ScheduleTaskStatus struct {
 	ActiveRuns []string `json:"activeRuns,omitempty"`
 
 	// nextScheduleTime is when the next scheduled run is due, computed in the
-	// task's time zone.
+	// task's time zone. Right after a fire time it may still name that time
+	// until the run's Job appears (for at most 30 seconds when the CronJob
+	// controller is slow or down).
 	// +optional
 	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
 

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -84,6 +85,17 @@ func (e *NotControlledError) Error() string {
 // An apply is skipped when the object carries the hash of this very
 // configuration (AppliedHashAnnotation) and still shows every value of it,
 // so a pass that changes nothing writes nothing, also right after a restart.
+//
+// Telling whether an object shows every value means encoding it; at
+// thousands of passes a minute that CPU shows. So the applier also
+// remembers, per child, the metadata.generation at which it last saw the
+// child show a configuration. While the generation and the configuration's
+// hash stay the same, nobody changed the spec, and a pass checks only the
+// metadata the configuration sets (labels, annotations, owners), which does
+// not move the generation. This memory is only a shortcut: after a restart
+// the first pass of each child does the full check. Objects whose spec
+// changes do not move their generation (a Service, a ConfigMap) always get
+// the full check.
 type Applier struct {
 	// Client reads from the manager's cache and applies.
 	Client client.Client
@@ -93,6 +105,50 @@ type Applier struct {
 	APIReader client.Reader
 	// FieldManager names the controller in managedFields.
 	FieldManager string
+
+	mu sync.Mutex
+	// verified is, per child, what was last seen to show the configuration.
+	verified map[types.NamespacedName]verifiedChild
+}
+
+// verifiedChild is a child seen to show the configuration of hash at generation.
+type verifiedChild struct {
+	uid        types.UID
+	generation int64
+	hash       string
+}
+
+// Forget drops what the applier remembers of the child key, once it is
+// deleted, so the memory does not grow with the history of the cluster.
+func (a *Applier) Forget(key types.NamespacedName) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.verified, key)
+}
+
+// remember records that obj showed the configuration of hash.
+func (a *Applier) remember(obj client.Object, hash string) {
+	if obj.GetGeneration() == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.verified == nil {
+		a.verified = map[types.NamespacedName]verifiedChild{}
+	}
+	a.verified[client.ObjectKeyFromObject(obj)] = verifiedChild{uid: obj.GetUID(), generation: obj.GetGeneration(), hash: hash}
+}
+
+// specVerified reports whether obj's spec was seen to show the configuration
+// of hash at obj's current generation.
+func (a *Applier) specVerified(obj client.Object, hash string) bool {
+	if obj.GetGeneration() == 0 {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v, ok := a.verified[client.ObjectKeyFromObject(obj)]
+	return ok && v == verifiedChild{uid: obj.GetUID(), generation: obj.GetGeneration(), hash: hash}
 }
 
 // Apply makes obj, the child named by desired, show desired, and leaves
@@ -102,31 +158,44 @@ type Applier struct {
 // typed apply configuration (k8s.io/client-go/applyconfigurations) with its
 // kind, apiVersion, name and namespace set.
 func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired runtime.ApplyConfiguration) (ApplyResult, error) {
-	want, hash, err := withHash(desired)
+	cfg, err := encode(desired)
 	if err != nil {
 		return "", err
 	}
-	u := &unstructured.Unstructured{Object: want}
-	key := types.NamespacedName{Namespace: u.GetNamespace(), Name: u.GetName()}
+	key := types.NamespacedName{Namespace: cfg.head.Metadata.Namespace, Name: cfg.head.Metadata.Name}
 
 	result := ApplyCreated
 	exists, err := a.get(ctx, key, obj)
 	if err != nil {
 		return "", err
 	}
+	var want map[string]any
 	if exists {
 		if !metav1.IsControlledBy(obj, owner) {
-			return "", &NotControlledError{Kind: u.GetKind(), Name: key.Name, Owner: controllerOf(u)}
+			return "", &NotControlledError{Kind: cfg.head.Kind, Name: key.Name, Owner: cfg.controller()}
 		}
 		liveHash, hashed := obj.GetAnnotations()[AppliedHashAnnotation]
+		if liveHash == cfg.hash && a.specVerified(obj, cfg.hash) {
+			ok, err := metadataShows(obj, &cfg.head.Metadata)
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				return ApplyUnchanged, nil
+			}
+		}
+		if want, err = cfg.object(); err != nil {
+			return "", err
+		}
 		shows, err := shows(obj, want)
 		if err != nil {
 			return "", err
 		}
 		switch {
-		case liveHash == hash && shows:
+		case liveHash == cfg.hash && shows:
+			a.remember(obj, cfg.hash)
 			return ApplyUnchanged, nil
-		case liveHash == hash:
+		case liveHash == cfg.hash:
 			result = ApplyRepaired
 		default:
 			result = ApplyUpdated
@@ -139,26 +208,112 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 				return "", err
 			}
 		}
+	} else if want, err = cfg.object(); err != nil {
+		return "", err
 	}
 
+	u := &unstructured.Unstructured{Object: want}
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(a.FieldManager), client.ForceOwnership); err != nil {
-		return "", fmt.Errorf("apply %s %s: %w", u.GetKind(), key, err)
+		return "", fmt.Errorf("apply %s %s: %w", cfg.head.Kind, key, err)
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return "", fmt.Errorf("read applied %s %s: %w", u.GetKind(), key, err)
+		return "", fmt.Errorf("read applied %s %s: %w", cfg.head.Kind, key, err)
 	}
+	// The API server's answer to an apply shows the configuration.
+	a.remember(obj, cfg.hash)
 	return result, nil
 }
 
-// controllerOf names the controller that the configuration gives the child.
-func controllerOf(u *unstructured.Unstructured) string {
-	for _, ref := range u.GetOwnerReferences() {
-		if ptr.Deref(ref.Controller, false) {
-			return ref.Kind + " " + ref.Name
+// configuration is an apply configuration encoded once per pass: its JSON,
+// the hash of it, and the head (kind and metadata) decoded from it, which is
+// all a pass needs when the child is known to show it.
+type configuration struct {
+	data []byte
+	hash string
+	head struct {
+		Kind     string         `json:"kind"`
+		Metadata configMetadata `json:"metadata"`
+	}
+}
+
+// configMetadata is the metadata an apply configuration sets.
+type configMetadata struct {
+	Name            string            `json:"name"`
+	Namespace       string            `json:"namespace"`
+	Labels          map[string]string `json:"labels"`
+	Annotations     map[string]string `json:"annotations"`
+	OwnerReferences []any             `json:"ownerReferences"`
+}
+
+// encode encodes desired and hashes it.
+func encode(desired runtime.ApplyConfiguration) (*configuration, error) {
+	data, err := json.Marshal(desired)
+	if err != nil {
+		return nil, fmt.Errorf("encode apply configuration: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	cfg := &configuration{data: data, hash: hex.EncodeToString(sum[:8])}
+	if err := json.Unmarshal(data, &cfg.head); err != nil {
+		return nil, fmt.Errorf("decode apply configuration: %w", err)
+	}
+	return cfg, nil
+}
+
+// object is the configuration as the object to apply, with its hash in
+// AppliedHashAnnotation.
+func (c *configuration) object() (map[string]any, error) {
+	var want map[string]any
+	if err := json.Unmarshal(c.data, &want); err != nil {
+		return nil, fmt.Errorf("decode apply configuration: %w", err)
+	}
+	u := &unstructured.Unstructured{Object: want}
+	annotations := u.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[AppliedHashAnnotation] = c.hash
+	u.SetAnnotations(annotations)
+	return u.Object, nil
+}
+
+// controller names the controller that the configuration gives the child,
+// as "Kind name".
+func (c *configuration) controller() string {
+	refs, _ := json.Marshal(c.head.Metadata.OwnerReferences)
+	var owners []metav1.OwnerReference
+	if json.Unmarshal(refs, &owners) == nil {
+		for _, ref := range owners {
+			if ptr.Deref(ref.Controller, false) {
+				return ref.Kind + " " + ref.Name
+			}
 		}
 	}
 	return "its owner"
+}
+
+// metadataShows reports whether live carries the labels, annotations and
+// owner references of want; the hash annotation is compared by the caller.
+func metadataShows(live client.Object, want *configMetadata) (bool, error) {
+	for k, v := range want.Labels {
+		if got, ok := live.GetLabels()[k]; !ok || got != v {
+			return false, nil
+		}
+	}
+	for k, v := range want.Annotations {
+		if got, ok := live.GetAnnotations()[k]; !ok || got != v {
+			return false, nil
+		}
+	}
+	data, err := json.Marshal(live.GetOwnerReferences())
+	if err != nil {
+		return false, fmt.Errorf("encode owners of %s: %w", live.GetName(), err)
+	}
+	var got []any
+	if err := json.Unmarshal(data, &got); err != nil {
+		return false, fmt.Errorf("decode owners of %s: %w", live.GetName(), err)
+	}
+	return Contains(got, want.OwnerReferences), nil
 }
 
 // get reads the child from the cache, or else from the API server. It
@@ -208,29 +363,6 @@ func (a *Applier) adopt(ctx context.Context, key types.NamespacedName, obj clien
 		return fmt.Errorf("adopt fields of %s: %w", key, err)
 	}
 	return nil
-}
-
-// withHash turns desired into the object to apply, with the hash of its
-// content in AppliedHashAnnotation.
-func withHash(desired runtime.ApplyConfiguration) (map[string]any, string, error) {
-	data, err := json.Marshal(desired)
-	if err != nil {
-		return nil, "", fmt.Errorf("encode apply configuration: %w", err)
-	}
-	sum := sha256.Sum256(data)
-	hash := hex.EncodeToString(sum[:8])
-	var want map[string]any
-	if err := json.Unmarshal(data, &want); err != nil {
-		return nil, "", fmt.Errorf("decode apply configuration: %w", err)
-	}
-	u := &unstructured.Unstructured{Object: want}
-	annotations := u.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[AppliedHashAnnotation] = hash
-	u.SetAnnotations(annotations)
-	return u.Object, hash, nil
 }
 
 // shows reports whether the live object holds every value of want. Values

@@ -26,7 +26,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -68,6 +70,98 @@ func TestContains(t *testing.T) {
 				t.Errorf("Contains(%s, %s) = %v, want %v", tt.got, tt.want, got, tt.contains)
 			}
 		})
+	}
+}
+
+// withHash is the object an apply of desired sends, and its hash.
+func withHash(desired runtime.ApplyConfiguration) (map[string]any, string, error) {
+	cfg, err := encode(desired)
+	if err != nil {
+		return nil, "", err
+	}
+	want, err := cfg.object()
+	return want, cfg.hash, err
+}
+
+func TestMetadataShows_SeesEachLabelAnnotationAndOwnerTheConfigurationSets(t *testing.T) {
+	cfg, err := encode(corev1ac.ConfigMap("c", "ns").
+		WithLabels(map[string]string{"app": "a"}).
+		WithAnnotations(map[string]string{"note": "n"}).
+		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("Owner").
+			WithName("o").WithUID("u1").WithController(true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.head.Kind != "ConfigMap" || cfg.head.Metadata.Name != "c" || cfg.head.Metadata.Namespace != "ns" {
+		t.Fatalf("head = %+v", cfg.head)
+	}
+	if got := cfg.controller(); got != "Owner o" {
+		t.Errorf("controller() = %q, want %q", got, "Owner o")
+	}
+	live := func() *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns",
+			Labels:      map[string]string{"app": "a", "extra": "kept"},
+			Annotations: map[string]string{"note": "n", AppliedHashAnnotation: cfg.hash},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Owner", Name: "o", UID: "u1",
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false)}},
+		}}
+	}
+	tests := []struct {
+		name  string
+		edit  func(*corev1.ConfigMap)
+		shows bool
+	}{
+		{"as applied, with another manager's label and a defaulted field", func(*corev1.ConfigMap) {}, true},
+		{"a label changed", func(c *corev1.ConfigMap) { c.Labels["app"] = "b" }, false},
+		{"a label removed", func(c *corev1.ConfigMap) { delete(c.Labels, "app") }, false},
+		{"an annotation removed", func(c *corev1.ConfigMap) { delete(c.Annotations, "note") }, false},
+		{"the owner replaced", func(c *corev1.ConfigMap) { c.OwnerReferences[0].UID = "u2" }, false},
+		{"an owner added", func(c *corev1.ConfigMap) {
+			c.OwnerReferences = append(c.OwnerReferences, metav1.OwnerReference{Kind: "Other", Name: "x"})
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			obj := live()
+			tt.edit(obj)
+			if got, err := metadataShows(obj, &cfg.head.Metadata); err != nil || got != tt.shows {
+				t.Errorf("metadataShows() = %v, %v; want %v", got, err, tt.shows)
+			}
+		})
+	}
+}
+
+func TestApplier_RemembersAVerifiedSpecPerChildGenerationAndHash(t *testing.T) {
+	var a Applier
+	obj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", UID: "u1", Generation: 3}}
+	if a.specVerified(obj, "h1") {
+		t.Fatal("verified before anything was remembered")
+	}
+	a.remember(obj, "h1")
+	if !a.specVerified(obj, "h1") {
+		t.Error("not verified at the remembered generation and hash")
+	}
+	if a.specVerified(obj, "h2") {
+		t.Error("verified for another configuration")
+	}
+	edited := obj.DeepCopy()
+	edited.Generation = 4
+	if a.specVerified(edited, "h1") {
+		t.Error("verified after the spec changed (a new generation)")
+	}
+	recreated := obj.DeepCopy()
+	recreated.UID = "u2"
+	if a.specVerified(recreated, "h1") {
+		t.Error("verified for a new object of the same name")
+	}
+	a.Forget(client.ObjectKeyFromObject(obj))
+	if a.specVerified(obj, "h1") {
+		t.Error("verified after Forget")
+	}
+	noGeneration := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "ns", UID: "u3"}}
+	a.remember(noGeneration, "h1")
+	if a.specVerified(noGeneration, "h1") {
+		t.Error("verified an object without a generation, whose spec can change unseen")
 	}
 }
 

@@ -164,19 +164,22 @@ func TestScheduleTask_CronJobOfSomeoneElseIsNeverTakenOver(t *testing.T) {
 }
 
 func TestScheduleTask_NextScheduleTimeNeverLagsTheClock(t *testing.T) {
-	// envtest runs no CronJob controller, so no Job or CronJob status wakes
-	// the task at its fire time, as for a Forbid task whose run outlasts a
-	// period. (This suite's 3-second resync would move it on too; the unit
-	// test of untilPastNextSchedule pins the requeue itself.)
+	// A Forbid task whose run outlasts a period: the CronJob starts no Job at
+	// the fire time, so nothing but the operator's own timer wakes the task
+	// to move nextScheduleTime on. (envtest runs no Job controller, so the
+	// manual run stays active. This suite's 3-second resync would move the
+	// field on too; the unit test of untilNextScheduleMoves pins the timer.)
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	st := testutil.NewScheduleTask(ns, "ticking", testutil.WithSchedule("* * * * *"),
 		testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent))
 	createTask(t, st)
+	g.Expect(k8sClient.Create(t.Context(), testutil.NewManualTaskRun(ns, "long", st.Name))).To(Succeed())
 
 	var first time.Time
 	g.Eventually(func(g Gomega) {
 		task := getTask(g, client.ObjectKeyFromObject(st))
+		g.Expect(task.Status.Active).To(BeTrue())
 		g.Expect(task.Status.NextScheduleTime).NotTo(BeNil())
 		first = task.Status.NextScheduleTime.Time
 	}, timeout, poll).Should(Succeed())
@@ -185,6 +188,7 @@ func TestScheduleTask_NextScheduleTimeNeverLagsTheClock(t *testing.T) {
 	time.Sleep(time.Until(first))
 	g.Eventually(func(g Gomega) {
 		task := getTask(g, client.ObjectKeyFromObject(st))
+		g.Expect(task.Status.Active).To(BeTrue())
 		g.Expect(task.Status.NextScheduleTime.Time).To(BeTemporally(">", time.Now().Add(-time.Second)))
 		g.Expect(task.Status.NextScheduleTime.Time).To(Equal(first.Add(time.Minute)))
 	}, 5*time.Second, 200*time.Millisecond).Should(Succeed())

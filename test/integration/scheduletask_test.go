@@ -183,6 +183,31 @@ func TestScheduleTask_HandEditedCronJobIsRepaired(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 }
 
+func TestScheduleTask_HandEditedCronJobMetadataIsRepaired(t *testing.T) {
+	// A label edit leaves the CronJob's generation as it was, so this is the
+	// pass that checks only the metadata of a CronJob whose spec the operator
+	// has already seen in line.
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "relabelled", testutil.WithSchedule("*/5 * * * *"))
+	cj := createTask(t, st)
+	generation := cj.Generation
+
+	patch := client.MergeFrom(cj.DeepCopy())
+	cj.Labels[platformv1.ScheduleTaskLabel] = "someone-else"
+	g.Expect(k8sClient.Patch(context.Background(), cj, patch)).To(Succeed())
+	g.Expect(cj.Generation).To(Equal(generation), "a label edit moved the generation; this test needs one that does not")
+
+	g.Eventually(func(g Gomega) {
+		got := &batchv1.CronJob{}
+		g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(st), got)).To(Succeed())
+		g.Expect(got.Labels).To(HaveKeyWithValue(platformv1.ScheduleTaskLabel, st.Name))
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(eventReasons(g, st.Namespace, st.Name)).To(ContainElement("CronJobRepaired"))
+	}, timeout, poll).Should(Succeed())
+}
+
 // eventReasons lists the reasons of the events about one object.
 func eventReasons(g Gomega, ns, name string) []string {
 	var evs eventsv1.EventList

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -92,10 +93,15 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	task := &platformv1.ScheduleTask{}
 	if err := r.Get(ctx, req.NamespacedName, task); err != nil {
+		if apierrors.IsNotFound(err) {
+			// The CronJob has the task's name.
+			r.applier.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !task.DeletionTimestamp.IsZero() {
 		r.writes.Forget(string(task.UID))
+		r.applier.Forget(req.NamespacedName)
 		return ctrl.Result{}, r.reconcileDelete(ctx, task)
 	}
 	if r.writes.Stale(string(task.UID), task.ResourceVersion) {

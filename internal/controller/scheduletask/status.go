@@ -135,26 +135,47 @@ func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleT
 	if ok {
 		st.ObservedGeneration = task.Generation
 	}
-	obs.wakeAt(untilPastNextSchedule(&st, now))
+	obs.wakeAt(untilNextScheduleMoves(&st, task, obs.cronJob != nil, now))
 	_, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
 	return err
 }
 
-// untilPastNextSchedule is how long until just after the next fire time, 0
-// when there is none. Nothing else need wake the task then (a Forbid task with
-// a long run, for one, sees no new Job), so the pass is asked for, and
-// nextScheduleTime never lags behind the clock.
-func untilPastNextSchedule(st *platformv1.ScheduleTaskStatus, now time.Time) time.Duration {
+// untilNextScheduleMoves is how long until a pass should move
+// nextScheduleTime past the next fire time, 0 when there is none, so the
+// field does not lag behind the clock when nothing else wakes the task.
+//
+// When the CronJob will start a Job at that time, the Job (and the CronJob's
+// status) wakes the task anyway, and that pass writes the run and the new
+// nextScheduleTime together. Waking the task at the fire time as well would
+// add a pass and a status write for every task of the minute, at the very
+// moment their Jobs arrive. So the timer is then only a safety net, set
+// cronJobFireGrace past the fire time, for a Job that is late or never comes
+// (the CronJob controller down); until then the field still names the fire
+// time whose run has not started. When no Job will come (no CronJob, or a
+// Forbid task whose run is still active), the task is woken just after the
+// fire time.
+func untilNextScheduleMoves(st *platformv1.ScheduleTaskStatus, task *platformv1.ScheduleTask, hasCronJob bool, now time.Time) time.Duration {
 	if st.NextScheduleTime == nil {
 		return 0
 	}
-	return max(st.NextScheduleTime.Sub(now), 0) + nextScheduleSlack
+	wait := max(st.NextScheduleTime.Sub(now), 0)
+	forbiddenNow := concurrencyPolicy(&task.Spec) == platformv1.ForbidConcurrent && st.Active
+	if hasCronJob && !forbiddenNow {
+		return wait + cronJobFireGrace
+	}
+	return wait + nextScheduleSlack
 }
 
 // nextScheduleSlack is how long after a fire time the task is woken to move
-// nextScheduleTime on: enough for a timer that fires a little early to land
-// past the fire time.
+// nextScheduleTime on when no Job will: enough for a timer that fires a
+// little early to land past the fire time.
 const nextScheduleSlack = time.Second
+
+// cronJobFireGrace is how long after a fire time the task is woken when its
+// Job should have woken it: longer than the CronJob controller's delay under
+// load (seconds; tens of seconds with hundreds of CronJobs due in the same
+// minute on a busy control plane).
+const cronJobFireGrace = 30 * time.Second
 
 // runStart is when a run started: its Job's scheduled time, else its start.
 func runStart(tr *platformv1.TaskRun) *metav1.Time {

@@ -158,22 +158,37 @@ func TestNames_AreDeterministicAndValid(t *testing.T) {
 	}
 }
 
-func TestUntilPastNextSchedule_WakesTheTaskJustAfterItsNextFireTime(t *testing.T) {
+func TestUntilNextScheduleMoves_WaitsForTheJobWhenOneIsComingElseWakesJustAfterTheFireTime(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 30, 0, time.UTC)
+	in30s := &metav1.Time{Time: now.Add(30 * time.Second)}
+	allow := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("* * * * *"))
+	forbid := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("* * * * *"),
+		testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent))
 	tests := []struct {
-		name string
-		next *metav1.Time
-		want time.Duration
+		name       string
+		task       *platformv1.ScheduleTask
+		st         platformv1.ScheduleTaskStatus
+		hasCronJob bool
+		want       time.Duration
 	}{
-		{"no next run (suspended)", nil, 0},
-		{"next run in 30s", &metav1.Time{Time: now.Add(30 * time.Second)}, 31 * time.Second},
-		{"a fire time already past (a late timer)", &metav1.Time{Time: now.Add(-time.Second)}, time.Second},
+		{"no next run (suspended)", allow, platformv1.ScheduleTaskStatus{}, true, 0},
+		{"a Job is coming: the Job wakes the task, the timer is a safety net", allow,
+			platformv1.ScheduleTaskStatus{NextScheduleTime: in30s}, true, 30*time.Second + cronJobFireGrace},
+		{"a Job is coming even with a run active, unless Forbid", allow,
+			platformv1.ScheduleTaskStatus{NextScheduleTime: in30s, Active: true}, true, 30*time.Second + cronJobFireGrace},
+		{"Forbid with nothing active: a Job is coming", forbid,
+			platformv1.ScheduleTaskStatus{NextScheduleTime: in30s}, true, 30*time.Second + cronJobFireGrace},
+		{"Forbid with a run active: no Job, woken just after", forbid,
+			platformv1.ScheduleTaskStatus{NextScheduleTime: in30s, Active: true}, true, 31 * time.Second},
+		{"no CronJob: no Job, woken just after", allow,
+			platformv1.ScheduleTaskStatus{NextScheduleTime: in30s}, false, 31 * time.Second},
+		{"a fire time already past (a late timer)", forbid,
+			platformv1.ScheduleTaskStatus{NextScheduleTime: &metav1.Time{Time: now.Add(-time.Second)}, Active: true}, true, time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := untilPastNextSchedule(&platformv1.ScheduleTaskStatus{NextScheduleTime: tt.next}, now)
-			if got != tt.want {
-				t.Errorf("untilPastNextSchedule() = %s, want %s", got, tt.want)
+			if got := untilNextScheduleMoves(&tt.st, tt.task, tt.hasCronJob, now); got != tt.want {
+				t.Errorf("untilNextScheduleMoves() = %s, want %s", got, tt.want)
 			}
 		})
 	}
