@@ -109,11 +109,11 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 		WithSchedule(spec.Schedule).
 		WithConcurrencyPolicy(batchv1.ConcurrencyPolicy(concurrencyPolicy(spec))).
 		WithSuspend(ptr.Deref(spec.Suspend, false)).
-		// The TaskRuns are the durable history; the CronJob keeps as many
-		// Jobs (and so pods with their logs) as the task keeps runs. Unset
-		// limits take the task's own defaults, not the CronJob API's.
-		WithSuccessfulJobsHistoryLimit(ptr.Deref(spec.SuccessfulRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)).
-		WithFailedJobsHistoryLimit(ptr.Deref(spec.FailedRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)).
+		// The TaskRuns are the durable history; the CronJob keeps more
+		// Jobs than the task keeps runs (see jobHistoryMargin), so a Job
+		// is never deleted before the operator has recorded it.
+		WithSuccessfulJobsHistoryLimit(jobHistoryLimit(spec.SuccessfulRunsHistoryLimit)).
+		WithFailedJobsHistoryLimit(jobHistoryLimit(spec.FailedRunsHistoryLimit)).
 		WithJobTemplate(batchv1ac.JobTemplateSpec().WithLabels(labels).WithSpec(job))
 	if spec.TimeZone != nil {
 		cj.WithTimeZone(*spec.TimeZone)
@@ -132,6 +132,32 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 			WithController(true).
 			WithBlockOwnerDeletion(true)).
 		WithSpec(cj), nil
+}
+
+// jobHistoryMargin is how many more finished Jobs, of each outcome, the
+// CronJob keeps than the task keeps runs. The CronJob controller deletes the
+// oldest finished Jobs beyond its limits as soon as it sees one finish, and a
+// Job it deletes before the operator recorded it is a run lost without a
+// trace; with the task's limits alone, `successfulRunsHistoryLimit: 0` would
+// lose every run whose Job ends before the operator's next pass, and an
+// outage longer than limit × period would lose the oldest runs.
+//
+// With the margin, an unrecorded Job is deleted only once more than
+// limit + margin Jobs of its outcome have finished after it, so a manager
+// outage (crash, leader hand-over, API trouble) loses nothing while fewer
+// than limit + margin runs of each outcome end in it: at least 10 minutes
+// for a task that runs every minute (the most often a schedule may fire),
+// (limit + 10) × period in general. The operator's own recording delay is a
+// pass, seconds, far inside one period. The margin costs nothing once runs
+// are recorded: retention deletes the Job of every run it deletes, so in
+// steady state the CronJob holds the task's limits' worth of Jobs, and the
+// margin only ever holds Jobs waiting to be recorded.
+const jobHistoryMargin = 10
+
+// jobHistoryLimit is the CronJob's history limit for a run history limit of
+// the task (the task's default when unset, never the CronJob API's).
+func jobHistoryLimit(runs *int32) int32 {
+	return ptr.Deref(runs, platformv1.DefaultRunsHistoryLimit) + jobHistoryMargin
 }
 
 // containerSecurityContext is the task's own security context, or else a safe
