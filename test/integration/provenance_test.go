@@ -18,19 +18,23 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/testutil"
 )
@@ -276,4 +280,57 @@ func TestOperator_SigningKeyIsKeptInOneSecret(t *testing.T) {
 	g.Expect(k8sClient.Get(context.Background(), key, s)).To(Succeed())
 	g.Expect(len(s.Data[provenance.KeySecretKey])).To(BeNumerically(">=", 32))
 	g.Expect(strings.ToLower(string(s.Type))).To(Equal("opaque"))
+}
+
+func TestDefaulted_PredictsThePodTemplateTheAPIServerStores(t *testing.T) {
+	// The operator signs its prediction of the stored template in the same
+	// apply that sets it; the oracle here is the API server itself.
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	digest := "busybox@sha256:" + strings.Repeat("ab", 32)
+	variants := map[string]func(*platformv1.ScheduleTask){
+		"plain":    func(*platformv1.ScheduleTask) {},
+		"untagged": func(st *platformv1.ScheduleTask) { st.Spec.Image = "registry.example.com:5000/team/tool" },
+		"latest":   func(st *platformv1.ScheduleTask) { st.Spec.Image = "busybox:latest" },
+		"digest":   func(st *platformv1.ScheduleTask) { st.Spec.Image = digest },
+		"full": func(st *platformv1.ScheduleTask) {
+			st.Spec.ServiceAccountName = ptr.To("runner")
+			st.Spec.Args = []string{"--x"}
+			st.Spec.Env = []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "POD", ValueFrom: &corev1.EnvVarSource{
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+			st.Spec.Resources = &corev1.ResourceRequirements{
+				Limits: corev1.ResourceList{
+					corev1.ResourceCPU: resourceMust("0.5"), corev1.ResourceMemory: resourceMust("0.5Gi")},
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resourceMust("1n")},
+			}
+			st.Spec.SecurityContext = &corev1.SecurityContext{RunAsNonRoot: ptr.To(true), Capabilities: &corev1.Capabilities{
+				Drop: []corev1.Capability{"ALL"}}}
+			st.Spec.ActiveDeadlineSeconds = ptr.To[int64](60)
+		},
+	}
+	asJSON := func(v any) map[string]any {
+		data, err := json.Marshal(v)
+		g.Expect(err).NotTo(HaveOccurred())
+		out := map[string]any{}
+		g.Expect(json.Unmarshal(data, &out)).To(Succeed())
+		return out
+	}
+	for name, change := range variants {
+		st := testutil.NewScheduleTask(ns, "predict-"+name)
+		st.UID = "00000000-0000-0000-0000-000000000000"
+		change(st)
+		desired, err := scheduletask.DesiredCronJob(st, k8sClient.Scheme())
+		g.Expect(err).NotTo(HaveOccurred())
+		desired.OwnerReferences = nil // no task: the operator leaves it alone
+		// Read the rendering first: Apply writes the response into desired.
+		rendered := &corev1.PodTemplateSpec{}
+		data, err := json.Marshal(desired.Spec.JobTemplate.Spec.Template)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(json.Unmarshal(data, rendered)).To(Succeed())
+		g.Expect(k8sClient.Apply(ctx, desired, client.FieldOwner("predict-test"))).To(Succeed())
+		stored := cronJobOf(g, st).Spec.JobTemplate.Spec.Template
+		g.Expect(cmp.Diff(asJSON(&stored), asJSON(provenance.Defaulted(rendered)))).To(BeEmpty(),
+			"%s: the API server stored (-) another template than predicted (+)", name)
+	}
 }
