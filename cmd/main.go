@@ -45,6 +45,7 @@ import (
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
 	"github.com/example/platform-operator/internal/certs"
 	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/tracing"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
 	// +kubebuilder:scaffold:imports
@@ -84,6 +85,7 @@ type options struct {
 	renewDeadline           time.Duration
 	retryPeriod             time.Duration
 	pprofAddr               string
+	signingKeyNamespace     string
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -125,8 +127,22 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How often every object is reconciled again even when nothing changed; a safety net, not a schedule.")
 	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
 		"The address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:8082; 0 disables them.")
+	fs.StringVar(&o.signingKeyNamespace, "signing-key-namespace", "",
+		"Namespace of the Secret "+provenance.KeySecretName+" that holds the key signing the tasks' pod templates "+
+			"(made when missing); default: POD_NAMESPACE, else --leader-election-namespace, else default.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
+}
+
+// keyNamespace is where the signing key lives: the manager's own namespace
+// in a cluster; out of one (make run), the namespace of its Lease, or default.
+func (o *options) keyNamespace() string {
+	for _, ns := range []string{o.signingKeyNamespace, os.Getenv("POD_NAMESPACE"), o.leaderElectionNamespace} {
+		if ns != "" {
+			return ns
+		}
+	}
+	return "default"
 }
 
 // cachesSynced is a readiness check that passes once the manager's informers
@@ -207,6 +223,7 @@ func main() {
 	if err := controller.Setup(mgr, controller.Options{
 		ScheduleTaskWorkers: o.scheduleTaskWorkers,
 		TaskRunWorkers:      o.taskRunWorkers,
+		SigningKeyNamespace: o.keyNamespace(),
 	}); err != nil {
 		setupLog.Error(err, "Failed to set up controllers")
 		os.Exit(1)

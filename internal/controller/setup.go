@@ -21,13 +21,16 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/controller/taskrun"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
@@ -37,15 +40,32 @@ type Options struct {
 	// of each controller.
 	ScheduleTaskWorkers int
 	TaskRunWorkers      int
+	// SigningKeyNamespace holds the Secret with the key that signs the pod
+	// templates of the tasks' CronJobs (provenance.KeySecretName): the
+	// manager's own namespace.
+	SigningKeyNamespace string
 }
+
+// signingKeyTimeout bounds reading (or making) the signing key at start.
+const signingKeyTimeout = 30 * time.Second
 
 // Setup registers every reconciler, and its metrics, with the manager.
 func Setup(mgr ctrl.Manager, o Options) error {
+	// The key is read before the manager starts, past its cache, which
+	// holds no Secrets; every replica reads the same one.
+	ctx, cancel := context.WithTimeout(context.Background(), signingKeyTimeout)
+	defer cancel()
+	signer, err := provenance.LoadSigner(ctx, mgr.GetAPIReader(), mgr.GetClient(), o.SigningKeyNamespace)
+	if err != nil {
+		return fmt.Errorf("load the signing key: %w", err)
+	}
+
 	// ScheduleTask: keeps each task's CronJob and records its runs.
 	if err := (&scheduletask.Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder(scheduletask.ControllerName + "-controller"),
+		Signer:    signer,
 	}).SetupWithManager(mgr, max(o.ScheduleTaskWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", scheduletask.ControllerName, err)
 	}

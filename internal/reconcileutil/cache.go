@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -41,6 +42,11 @@ type CacheBlock struct {
 	// every kind are cached only when they carry platformv1.ManagedByLabel;
 	// the transform applies to those carrying KindLabel.
 	Children map[client.Object]toolscache.TransformFunc
+	// ManagedFields maps a child type to the managedFields entries the kind
+	// reads of it (another manager's entries, to find what it added to a
+	// child, say); every other entry is dropped. A type not in the map keeps
+	// none.
+	ManagedFields map[client.Object]func(metav1.ManagedFieldsEntry) bool
 	// Own holds the cache options of the kind's own resources.
 	Own map[client.Object]cache.ByObject
 }
@@ -53,7 +59,7 @@ var stripManagedFields = cache.TransformStripManagedFields()
 // children are selected by the managed-by label, so memory follows what the
 // operator manages and not the size of the cluster; each child is
 // transformed by the block of the kind whose label it carries; nothing keeps
-// managedFields.
+// managedFields but the entries a block asks for.
 //
 // A transform may slim an object (drop its spec, its status details); such an
 // object must never be written back with an Update, which would store the
@@ -65,6 +71,7 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 	type child struct {
 		obj        client.Object
 		transforms map[string]toolscache.TransformFunc
+		keeps      map[string]func(metav1.ManagedFieldsEntry) bool
 	}
 	children := map[reflect.Type]*child{}
 	for _, b := range blocks {
@@ -75,7 +82,8 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 			typ := reflect.TypeOf(obj)
 			c := children[typ]
 			if c == nil {
-				c = &child{obj: obj, transforms: map[string]toolscache.TransformFunc{}}
+				c = &child{obj: obj, transforms: map[string]toolscache.TransformFunc{},
+					keeps: map[string]func(metav1.ManagedFieldsEntry) bool{}}
 				children[typ] = c
 			}
 			if _, dup := c.transforms[b.KindLabel]; dup {
@@ -83,30 +91,60 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 			}
 			c.transforms[b.KindLabel] = t
 		}
+		for obj, keep := range b.ManagedFields {
+			c := children[reflect.TypeOf(obj)]
+			if c == nil {
+				return cache.Options{}, fmt.Errorf("cache block with label %s keeps managedFields of %T, which it does not list as a child", b.KindLabel, obj)
+			}
+			c.keeps[b.KindLabel] = keep
+		}
 	}
 	for _, c := range children {
-		byObject[c.obj] = cache.ByObject{Label: managed, Transform: byKindLabel(c.transforms)}
+		byObject[c.obj] = cache.ByObject{Label: managed, Transform: byKindLabel(c.transforms, c.keeps)}
 	}
 	return cache.Options{DefaultTransform: stripManagedFields, ByObject: byObject}, nil
 }
 
 // byKindLabel returns a transform that applies, to an object carrying one of
-// the kinds' labels, that kind's transform, and strips managedFields of all.
-func byKindLabel(transforms map[string]toolscache.TransformFunc) toolscache.TransformFunc {
+// the kinds' labels, that kind's transform and keeps of its managedFields the
+// entries the kind reads; it strips the managedFields of every other object.
+func byKindLabel(transforms map[string]toolscache.TransformFunc, keeps map[string]func(metav1.ManagedFieldsEntry) bool) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
-		if o, ok := obj.(client.Object); ok {
-			for label, t := range transforms {
-				if _, has := o.GetLabels()[label]; has && t != nil {
-					var err error
-					if obj, err = t(obj); err != nil {
-						return nil, err
-					}
-					break
+		o, ok := obj.(client.Object)
+		if !ok {
+			return stripManagedFields(obj)
+		}
+		for label, t := range transforms {
+			if _, has := o.GetLabels()[label]; !has {
+				continue
+			}
+			if t != nil {
+				var err error
+				if obj, err = t(obj); err != nil {
+					return nil, err
 				}
 			}
+			if keep := keeps[label]; keep != nil {
+				if o, ok := obj.(client.Object); ok {
+					o.SetManagedFields(keepEntries(o.GetManagedFields(), keep))
+					return obj, nil
+				}
+			}
+			break
 		}
 		return stripManagedFields(obj)
 	}
+}
+
+// keepEntries returns the entries keep accepts, nil when none.
+func keepEntries(entries []metav1.ManagedFieldsEntry, keep func(metav1.ManagedFieldsEntry) bool) []metav1.ManagedFieldsEntry {
+	var out []metav1.ManagedFieldsEntry
+	for _, e := range entries {
+		if keep(e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // withStrip makes a block's own transform strip managedFields too.

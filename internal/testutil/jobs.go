@@ -27,8 +27,10 @@ import (
 )
 
 // JobFromCronJob returns the Job the CronJob controller would create for the
-// given scheduled time: its name, labels, annotation and owner. envtest has no
-// CronJob controller, so integration tests create it themselves.
+// given scheduled time: its name, the template's labels and annotations (the
+// operator's signature among them), the scheduled-time annotation and its
+// owner. envtest has no CronJob controller, so integration tests create it
+// themselves.
 func JobFromCronJob(cj *batchv1.CronJob, scheduled time.Time) *batchv1.Job {
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
@@ -43,6 +45,7 @@ func JobFromCronJob(cj *batchv1.CronJob, scheduled time.Time) *batchv1.Job {
 		Spec: *cj.Spec.JobTemplate.Spec.DeepCopy(),
 	}
 	maps.Copy(job.Labels, cj.Spec.JobTemplate.Labels)
+	maps.Copy(job.Annotations, cj.Spec.JobTemplate.Annotations)
 	return job
 }
 

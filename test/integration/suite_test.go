@@ -133,7 +133,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "integration: manager:", err)
 		return 1
 	}
-	if err := controller.Setup(mgr, controller.Options{ScheduleTaskWorkers: 2, TaskRunWorkers: 2}); err != nil {
+	if err := controller.Setup(mgr, controller.Options{
+		ScheduleTaskWorkers: 2, TaskRunWorkers: 2, SigningKeyNamespace: "default",
+	}); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: controllers:", err)
 		return 1
 	}

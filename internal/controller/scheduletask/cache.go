@@ -17,39 +17,106 @@ limitations under the License.
 package scheduletask
 
 import (
+	"encoding/json"
+
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
 // CacheBlock is what the ScheduleTask controller needs of the manager's
-// cache: the CronJobs it applies, whole, and the Jobs they make, slimmed.
+// cache: the CronJobs it applies and the Jobs they make, both slimmed to
+// what it reads, and of a CronJob's managedFields only the entries of other
+// managers that hold fields of its job template.
 func CacheBlock() reconcileutil.CacheBlock {
 	return reconcileutil.CacheBlock{
 		KindLabel: platformv1.ScheduleTaskLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
-			&batchv1.CronJob{}: nil,
+			&batchv1.CronJob{}: stripCronJob,
 			&batchv1.Job{}:     stripJob,
+		},
+		ManagedFields: map[client.Object]func(metav1.ManagedFieldsEntry) bool{
+			&batchv1.CronJob{}: foreignTemplateEntry,
 		},
 	}
 }
 
+// stripCronJob keeps of a CronJob what the ScheduleTask controller reads:
+//
+//   - the spec whole: the applier's drift check compares every field the
+//     operator sets, manual runs copy the job template, and the template's
+//     hash (including what the API server defaulted) is checked against its
+//     signature on every pass, so nothing of it may go;
+//   - of the metadata, the labels and the annotation the operator sets (the
+//     drift check reads no others) and the owner references;
+//   - of the status, lastScheduleTime and lastSuccessfulTime, for the task's
+//     status; the list of active Jobs, which grows with a task's
+//     concurrency, is read from the Jobs themselves;
+//   - of managedFields, the entries of other managers that own fields of the
+//     job template (see foreignTemplateEntry), kept by the cache block.
+//
+// Nothing updates a CronJob from the cache: the applier applies a
+// configuration, and the template is put back (removeImplants) from an
+// object read past the cache.
+func stripCronJob(obj any) (any, error) {
+	if cj, ok := obj.(*batchv1.CronJob); ok {
+		cj.Labels = reconcileutil.KeepKeys(cj.Labels, platformv1.ScheduleTaskLabel, platformv1.ManagedByLabel)
+		cj.Annotations = reconcileutil.KeepKeys(cj.Annotations, reconcileutil.AppliedHashAnnotation)
+		cj.Status = batchv1.CronJobStatus{
+			LastScheduleTime:   cj.Status.LastScheduleTime,
+			LastSuccessfulTime: cj.Status.LastSuccessfulTime,
+		}
+	}
+	return obj, nil
+}
+
 // stripJob keeps of a Job what the ScheduleTask and TaskRun controllers
 // read: its name, UID, owner, creation time, task label, the annotations that
-// tie it to a schedule or a manual run, and its status. Its spec (the pod
-// template above all) and the labels and annotations Kubernetes adds are most
-// of the object, and nothing reads them: new Jobs are built from the CronJob,
-// never from another Job. Nothing updates a Job, so the slimmed copy is never
-// written back.
+// tie it to a schedule or a manual run and prove where it came from, and its
+// status. Its spec (the pod template above all) and the labels and
+// annotations Kubernetes adds are most of the object; what is read of the
+// template is its hash, computed here from the full Job and kept in
+// provenance.TemplateHashAnnotation, overwriting any value the Job carried,
+// so the Job's signature can be checked without the template. New Jobs are
+// built from the CronJob, never from another Job; nothing updates a Job, so
+// the slimmed copy is never written back.
 func stripJob(obj any) (any, error) {
 	if job, ok := obj.(*batchv1.Job); ok {
+		hash := provenance.TemplateHash(&job.Spec.Template)
 		job.Spec = batchv1.JobSpec{}
 		job.Labels = reconcileutil.KeepKeys(job.Labels, platformv1.ScheduleTaskLabel)
 		job.Annotations = reconcileutil.KeepKeys(job.Annotations,
-			batchv1.CronJobScheduledTimestampAnnotation, platformv1.TaskRunUIDAnnotation)
+			batchv1.CronJobScheduledTimestampAnnotation, platformv1.TaskRunUIDAnnotation,
+			provenance.SignatureAnnotation)
+		if job.Annotations == nil {
+			job.Annotations = map[string]string{}
+		}
+		job.Annotations[provenance.TemplateHashAnnotation] = hash
 	}
 	return obj, nil
+}
+
+// apiServerManagers are field managers of the API server itself, whose
+// entries are never another tenant's additions.
+var apiServerManagers = map[string]bool{"kube-apiserver": true, "before-first-apply": true}
+
+// foreignTemplateEntry reports whether a CronJob's managedFields entry is
+// another manager's claim on fields of the job template: not the operator's
+// own, not the API server's, not of a subresource (the CronJob controller
+// writes status), and holding something under spec.jobTemplate.
+func foreignTemplateEntry(e metav1.ManagedFieldsEntry) bool {
+	if e.Manager == FieldManager || apiServerManagers[e.Manager] || e.Subresource != "" || e.FieldsV1 == nil {
+		return false
+	}
+	var fields struct {
+		Spec struct {
+			JobTemplate json.RawMessage `json:"f:jobTemplate"`
+		} `json:"f:spec"`
+	}
+	return json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields) == nil && len(fields.Spec.JobTemplate) > 0
 }

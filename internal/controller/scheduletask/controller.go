@@ -22,6 +22,7 @@ package scheduletask
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -41,6 +42,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/tracing"
 )
@@ -69,6 +71,9 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
+	// Signer signs the pod template of each task's CronJob and checks the
+	// signature of every Job before it is recorded as a run of the task.
+	Signer *provenance.Signer
 
 	// applier applies the task's CronJob, writing only on change.
 	applier reconcileutil.Applier
@@ -77,6 +82,12 @@ type Reconciler struct {
 	deletedJobs reconcileutil.Expectations[types.UID, struct{}]
 	// writes tells a cached task that this manager's writes have replaced.
 	writes reconcileutil.OwnWrites
+	// unverifiedJobs remembers the Jobs already reported as failing the
+	// proof of origin, so each is reported once.
+	unverifiedJobs reconcileutil.Expectations[types.UID, struct{}]
+	// learnedTemplates holds, by task UID, a learnedTemplate for each task
+	// whose stored template provenance.Defaulted did not predict.
+	learnedTemplates sync.Map
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks,verbs=get;list;watch;update;patch
@@ -148,6 +159,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	}
 	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
 	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
+	r.unverifiedJobs.TTL, r.unverifiedJobs.Clock = unverifiedJobTTL, r.Clock
+	if r.Signer == nil {
+		return fmt.Errorf("the %s controller needs a Signer", ControllerName)
+	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, taskRunTaskNameField,
 		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
 		return fmt.Errorf("index TaskRuns by task: %w", err)

@@ -18,14 +18,17 @@ package scheduletask
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -33,9 +36,11 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
@@ -109,11 +114,11 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 		WithSchedule(spec.Schedule).
 		WithConcurrencyPolicy(batchv1.ConcurrencyPolicy(concurrencyPolicy(spec))).
 		WithSuspend(ptr.Deref(spec.Suspend, false)).
-		// The TaskRuns are the durable history; the CronJob keeps as many
-		// Jobs (and so pods with their logs) as the task keeps runs. Unset
-		// limits take the task's own defaults, not the CronJob API's.
-		WithSuccessfulJobsHistoryLimit(ptr.Deref(spec.SuccessfulRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)).
-		WithFailedJobsHistoryLimit(ptr.Deref(spec.FailedRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)).
+		// The TaskRuns are the durable history; the CronJob keeps more
+		// Jobs than the task keeps runs (see jobHistoryMargin), so a Job
+		// is never deleted before the operator has recorded it.
+		WithSuccessfulJobsHistoryLimit(jobHistoryLimit(spec.SuccessfulRunsHistoryLimit)).
+		WithFailedJobsHistoryLimit(jobHistoryLimit(spec.FailedRunsHistoryLimit)).
 		WithJobTemplate(batchv1ac.JobTemplateSpec().WithLabels(labels).WithSpec(job))
 	if spec.TimeZone != nil {
 		cj.WithTimeZone(*spec.TimeZone)
@@ -132,6 +137,32 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 			WithController(true).
 			WithBlockOwnerDeletion(true)).
 		WithSpec(cj), nil
+}
+
+// jobHistoryMargin is how many more finished Jobs, of each outcome, the
+// CronJob keeps than the task keeps runs. The CronJob controller deletes the
+// oldest finished Jobs beyond its limits as soon as it sees one finish, and a
+// Job it deletes before the operator recorded it is a run lost without a
+// trace; with the task's limits alone, `successfulRunsHistoryLimit: 0` would
+// lose every run whose Job ends before the operator's next pass, and an
+// outage longer than limit × period would lose the oldest runs.
+//
+// With the margin, an unrecorded Job is deleted only once more than
+// limit + margin Jobs of its outcome have finished after it, so a manager
+// outage (crash, leader hand-over, API trouble) loses nothing while fewer
+// than limit + margin runs of each outcome end in it: at least 10 minutes
+// for a task that runs every minute (the most often a schedule may fire),
+// (limit + 10) × period in general. The operator's own recording delay is a
+// pass, seconds, far inside one period. The margin costs nothing once runs
+// are recorded: retention deletes the Job of every run it deletes, so in
+// steady state the CronJob holds the task's limits' worth of Jobs, and the
+// margin only ever holds Jobs waiting to be recorded.
+const jobHistoryMargin = 10
+
+// jobHistoryLimit is the CronJob's history limit for a run history limit of
+// the task (the task's default when unset, never the CronJob API's).
+func jobHistoryLimit(runs *int32) int32 {
+	return ptr.Deref(runs, platformv1.DefaultRunsHistoryLimit) + jobHistoryMargin
 }
 
 // containerSecurityContext is the task's own security context, or else a safe
@@ -163,17 +194,27 @@ const (
 	EventCronJobUpdated  = "CronJobUpdated"
 	EventCronJobRepaired = "CronJobRepaired"
 	EventCronJobError    = "CronJobError"
+	// EventJobTemplateRestored: the job template held fields the task does
+	// not set (another manager's additions), and was put back.
+	EventJobTemplateRestored = "JobTemplateRestored"
 )
 
-// reconcileCronJob applies the task's CronJob. A CronJob the API server
-// rejects (an invalid schedule, for instance) or one that belongs to someone
-// else is reported in obs and on the Ready condition; retrying it would fail
-// the same way, so it is not an error.
+// reconcileCronJob applies the task's CronJob, signed (see signTemplate), and
+// then makes sure its job template is the task's and nothing more (see
+// checkTemplate). A CronJob the API server rejects (an invalid schedule, for
+// instance) or one that belongs to someone else is reported in obs and on
+// the Ready condition; retrying it would fail the same way, so it is not an
+// error.
 func (r *Reconciler) reconcileCronJob(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
 	desired, err := DesiredCronJob(task, r.Scheme())
 	if err != nil {
 		return err
 	}
+	rendered, err := renderedTemplate(desired)
+	if err != nil {
+		return err
+	}
+	signed := r.signTemplate(task, desired, rendered)
 	cj := &batchv1.CronJob{}
 	res, err := r.applier.Apply(ctx, task, cj, desired)
 	var notOwned *reconcileutil.NotControlledError
@@ -205,7 +246,174 @@ func (r *Reconciler) reconcileCronJob(ctx context.Context, task *platformv1.Sche
 		log.Info("Repaired hand-edited CronJob", "cronJob", klog.KObj(cj))
 		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobRepaired, "Update", "Repaired hand-edited CronJob %s", cj.Name)
 	}
+	return r.checkTemplate(ctx, task, obs, desired, rendered, signed, res == reconcileutil.ApplyCreated)
+}
+
+// renderedTemplate is the pod template of the configuration, as a typed value.
+func renderedTemplate(desired *batchv1ac.CronJobApplyConfiguration) (*corev1.PodTemplateSpec, error) {
+	t := &corev1.PodTemplateSpec{}
+	if err := convert(desired.Spec.JobTemplate.Spec.Template, t); err != nil {
+		return nil, fmt.Errorf("read rendered pod template: %w", err)
+	}
+	return t, nil
+}
+
+// convert copies in to out through JSON, which apply configurations and
+// typed API values share.
+func convert(in, out any) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
+}
+
+// signTemplate puts the signature of the task's pod template, as the API
+// server will store it, on the configuration's job template, where every Job
+// made from it inherits it, and returns the template hash it signed. The
+// stored template is predicted (provenance.Defaulted), so the signature goes
+// out with the apply that sets the template and costs no write of its own;
+// where this API server was seen to default more, the stored template learned
+// then is signed instead (see learnTemplate).
+func (r *Reconciler) signTemplate(task *platformv1.ScheduleTask, desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec) string {
+	hash := provenance.TemplateHash(provenance.Defaulted(rendered))
+	if l, ok := r.learnedTemplates.Load(task.UID); ok && l.(learnedTemplate).rendered == provenance.TemplateHash(rendered) {
+		hash = l.(learnedTemplate).stored
+	}
+	desired.Spec.JobTemplate.WithAnnotations(map[string]string{
+		provenance.SignatureAnnotation: r.Signer.Sign(task.UID, hash),
+	})
+	return hash
+}
+
+// learnedTemplate is, for a task whose stored template the prediction
+// missed, the hash of the rendering and of the template the API server
+// stored for it.
+type learnedTemplate struct{ rendered, stored string }
+
+// checkTemplate makes sure the CronJob's job template is the task's and
+// nothing more, and that its signature matches it. Server-side apply never
+// removes a field another manager added, so a co-tenant who may patch
+// CronJobs could otherwise add init containers, host namespaces or a pod
+// security context to every run of the task, unseen. Such fields show in
+// two ways: in managedFields, as another manager's entry under
+// spec.jobTemplate (kept by the cache for this check); and, when someone
+// also rewrote managedFields to hide them, as a stored template whose hash
+// is not the one signed. Either way the template is put back with one
+// update. In the common case this reads a cached object and writes nothing.
+func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.ScheduleTask, obs *observation,
+	desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec, signed string, created bool) error {
+	cj := obs.cronJob
+	foreign := slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry)
+	stored := provenance.TemplateHash(&cj.Spec.JobTemplate.Spec.Template)
+	switch {
+	case !foreign && stored == signed:
+		return nil
+	case !foreign && created:
+		// Made by this very apply, the template is exactly what the API
+		// server makes of the rendering: the prediction missed a default.
+		return r.learnTemplate(ctx, task, obs, desired, rendered, stored)
+	}
+	rep, err := r.removeImplants(ctx, task, desired, signed)
+	if err != nil || rep.cronJob == nil {
+		return err
+	}
+	obs.cronJob = rep.cronJob
+	if !rep.wrote {
+		return nil
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("cronJob", klog.KObj(rep.cronJob))
+	switch {
+	case len(rep.implants) > 0:
+		log.Info("Removed fields other managers added to the job template", "fields", implantsString(rep.implants))
+		r.Recorder.Eventf(task, rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
+			"%s", truncateNote(fmt.Sprintf("Removed from the job template of CronJob %s what other field managers added: %s",
+				rep.cronJob.Name, implantsString(rep.implants))))
+	case rep.unowned:
+		log.Info("Removed fields no manager owns from the job template")
+		r.Recorder.Eventf(task, rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
+			"Removed from the job template of CronJob %s fields the task does not set and no field manager owns (managedFields were edited)",
+			rep.cronJob.Name)
+	}
+	if after := provenance.TemplateHash(&rep.cronJob.Spec.JobTemplate.Spec.Template); after != signed {
+		return r.learnTemplate(ctx, task, obs, desired, rendered, after)
+	}
 	return nil
+}
+
+// learnTemplate signs the template the API server stored for the rendering,
+// in a template the operator itself wrote whole (created, or put back), so
+// nobody else's field is in it, and remembers it for the task: this API
+// server defaults a field provenance.Defaulted does not know. It costs one
+// write per task, and again after a restart of the manager; never a
+// forgery, since only a template the operator wrote whole is learned.
+func (r *Reconciler) learnTemplate(ctx context.Context, task *platformv1.ScheduleTask, obs *observation,
+	desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec, stored string) error {
+	ctrl.LoggerFrom(ctx).Info("Signing the job template as the API server stored it: it defaulted fields the operator does not predict",
+		"cronJob", klog.KObj(obs.cronJob))
+	r.learnedTemplates.Store(task.UID, learnedTemplate{rendered: provenance.TemplateHash(rendered), stored: stored})
+	desired.Spec.JobTemplate.WithAnnotations(map[string]string{
+		provenance.SignatureAnnotation: r.Signer.Sign(task.UID, stored),
+	})
+	cj := &batchv1.CronJob{}
+	if _, err := r.applier.Apply(ctx, task, cj, desired); err != nil {
+		return fmt.Errorf("sign the job template of CronJob %s: %w", task.Name, err)
+	}
+	obs.cronJob = cj
+	return nil
+}
+
+// templateRepair is what removeImplants found and did.
+type templateRepair struct {
+	// cronJob is the CronJob as read or written; nil when it is gone or no
+	// longer the task's.
+	cronJob *batchv1.CronJob
+	// implants are what other managers had added, by manager.
+	implants []implant
+	// unowned: the template held fields nobody owns (the template put back
+	// is the signed one, where the template read was not).
+	unowned bool
+	// wrote: the template was put back.
+	wrote bool
+}
+
+// removeImplants puts the CronJob's job template back to the task's with one
+// update of the object read past the cache: the template rebuilt from the
+// configuration (the API server defaults it again), and the other managers'
+// claims on it dropped from managedFields, so they stay consistent with the
+// object and the next pass finds nothing to do. The operator's own apply
+// entry is untouched, so the next apply neither conflicts nor differs. A
+// CronJob that is right after all (the cache had not yet seen the last
+// repair) is returned as read, unwritten.
+func (r *Reconciler) removeImplants(ctx context.Context, task *platformv1.ScheduleTask,
+	desired *batchv1ac.CronJobApplyConfiguration, signed string) (templateRepair, error) {
+	live := &batchv1.CronJob{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: task.Namespace, Name: task.Name}, live); err != nil {
+		return templateRepair{}, client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(live, task) {
+		return templateRepair{}, nil
+	}
+	before := provenance.TemplateHash(&live.Spec.JobTemplate.Spec.Template)
+	if !slices.ContainsFunc(live.ManagedFields, foreignTemplateEntry) && before == signed {
+		return templateRepair{cronJob: live}, nil
+	}
+	implants, managed, err := dropForeignTemplateFields(live.ManagedFields)
+	if err != nil {
+		return templateRepair{}, fmt.Errorf("read managedFields of CronJob %s: %w", live.Name, err)
+	}
+	var tmpl batchv1.JobTemplateSpec
+	if err := convert(desired.Spec.JobTemplate, &tmpl); err != nil {
+		return templateRepair{}, fmt.Errorf("read rendered job template: %w", err)
+	}
+	live.Spec.JobTemplate = tmpl
+	live.ManagedFields = managed
+	if err := r.Update(ctx, live, client.FieldOwner(FieldManager)); err != nil {
+		return templateRepair{}, fmt.Errorf("put back the job template of CronJob %s: %w", live.Name, err)
+	}
+	after := provenance.TemplateHash(&live.Spec.JobTemplate.Spec.Template)
+	return templateRepair{cronJob: live, implants: implants, wrote: true,
+		unowned: before != signed && after == signed && len(implants) == 0}, nil
 }
 
 // eventOnChange records a warning only when the Ready condition does not

@@ -87,7 +87,7 @@ func TestDesiredCronJob_RendersEveryFieldTheTaskSets(t *testing.T) {
 	  "spec": {
 	    "schedule": "@daily", "timeZone": "Asia/Tokyo", "startingDeadlineSeconds": 30,
 	    "concurrencyPolicy": "Replace", "suspend": true,
-	    "successfulJobsHistoryLimit": 3, "failedJobsHistoryLimit": 10,
+	    "successfulJobsHistoryLimit": 13, "failedJobsHistoryLimit": 20,
 	    "jobTemplate": {
 	      "metadata": {"labels": {"platform.example.com/scheduletask": "t", "app.kubernetes.io/managed-by": "platform-operator"}},
 	      "spec": {
@@ -150,5 +150,29 @@ func TestDesiredCronJob_UsesTheTasksSecurityContextAsItIs(t *testing.T) {
 	got := pod["containers"].([]any)[0].(map[string]any)["securityContext"]
 	if diff := cmp.Diff(map[string]any{"privileged": true}, got); diff != "" {
 		t.Errorf("container securityContext (-want +got):\n%s", diff)
+	}
+}
+
+func TestDesiredCronJob_KeepsMoreJobsThanTheTaskKeepsRuns(t *testing.T) {
+	// The CronJob deletes finished Jobs beyond its limits; with the task's
+	// limits alone, a Job could go before the operator records it.
+	for _, tc := range []struct {
+		name                 string
+		successful, failed   *int32
+		wantSucceed, wantErr float64
+	}{
+		{"none kept", ptr.To[int32](0), ptr.To[int32](0), 10, 10},
+		{"unset", nil, nil, float64(platformv1.DefaultRunsHistoryLimit) + 10, float64(platformv1.DefaultRunsHistoryLimit) + 10},
+		{"maximum", ptr.To[int32](1000), ptr.To[int32](1), 1010, 11},
+	} {
+		task := testutil.NewScheduleTask("ns", "t")
+		task.Spec.SuccessfulRunsHistoryLimit, task.Spec.FailedRunsHistoryLimit = tc.successful, tc.failed
+		spec := rendered(t, task)["spec"].(map[string]any)
+		if got := spec["successfulJobsHistoryLimit"]; got != tc.wantSucceed {
+			t.Errorf("%s: successfulJobsHistoryLimit = %v, want %v", tc.name, got, tc.wantSucceed)
+		}
+		if got := spec["failedJobsHistoryLimit"]; got != tc.wantErr {
+			t.Errorf("%s: failedJobsHistoryLimit = %v, want %v", tc.name, got, tc.wantErr)
+		}
 	}
 }

@@ -38,6 +38,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/jobutil"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
@@ -133,8 +134,23 @@ func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask
 // recordJob creates the TaskRun of a Job of the task's CronJob, unless it has
 // one. A scheduled Job's TaskRun is named after the Job, so a repeated create
 // after a crash or a stale cache hits AlreadyExists instead of making a twin.
+//
+// A Job is a run of the task only if it proves it: controlled by the task's
+// CronJob (which anyone who may create Jobs can claim) and carrying a pod
+// template the operator signed for this task (which nobody without the key
+// can make). A Job that claims the task and fails the proof is reported once
+// and never recorded, manual or scheduled.
 func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTask, cj *batchv1.CronJob, rs *runSet, job *batchv1.Job) error {
 	if !metav1.IsControlledBy(job, cj) || !job.DeletionTimestamp.IsZero() || r.deletedJobs.Has(job.UID, struct{}{}) {
+		return nil
+	}
+	for _, tr := range rs.runs {
+		if tr.Spec.JobRef != nil && tr.Spec.JobRef.UID == job.UID {
+			return nil // recorded (also by a version that did not sign)
+		}
+	}
+	if problem := r.verifyJob(task, job); problem != "" {
+		r.reportUnverifiedJob(ctx, task, job, problem)
 		return nil
 	}
 	if uid := job.Annotations[platformv1.TaskRunUIDAnnotation]; uid != "" {
@@ -145,11 +161,6 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 			}
 		}
 		return nil
-	}
-	for _, tr := range rs.runs {
-		if tr.Spec.JobRef != nil && tr.Spec.JobRef.UID == job.UID {
-			return nil
-		}
 	}
 
 	tr := &platformv1.TaskRun{
@@ -198,6 +209,47 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 	rs.runs = append(rs.runs, tr)
 	rs.nextNumber++
 	return nil
+}
+
+// EventUnverifiedJob: a Job claims to be a run of the task (its CronJob is
+// its controller) but does not carry the task's signed pod template; it is
+// not recorded.
+const EventUnverifiedJob = "UnverifiedJob"
+
+// unverifiedJobTTL is how long a Job reported as unverified is remembered:
+// a report per Job, not per pass; after a restart, or a day, once more.
+const unverifiedJobTTL = 24 * time.Hour
+
+// verifyJob says why job is not provably a run of task, or "" when it is:
+// its pod template, as the cache transform hashed it from the full Job
+// (provenance.TemplateHashAnnotation), must carry the operator's signature
+// for this task. A Job read past the cache has its template and is hashed
+// here.
+func (r *Reconciler) verifyJob(task *platformv1.ScheduleTask, job *batchv1.Job) string {
+	sig := job.Annotations[provenance.SignatureAnnotation]
+	if sig == "" {
+		return "it carries no signature of the task's pod template"
+	}
+	hash := job.Annotations[provenance.TemplateHashAnnotation]
+	if len(job.Spec.Template.Spec.Containers) > 0 {
+		hash = provenance.TemplateHash(&job.Spec.Template)
+	}
+	if !r.Signer.Verify(task.UID, hash, sig) {
+		return "its pod template is not one the operator rendered for this task"
+	}
+	return ""
+}
+
+// reportUnverifiedJob sends a Warning event on the task about a Job that
+// failed the proof of origin, once per Job.
+func (r *Reconciler) reportUnverifiedJob(ctx context.Context, task *platformv1.ScheduleTask, job *batchv1.Job, problem string) {
+	if r.unverifiedJobs.Has(job.UID, struct{}{}) {
+		return
+	}
+	r.unverifiedJobs.Remember(job.UID, struct{}{})
+	ctrl.LoggerFrom(ctx).Info("Not recording a Job that claims the task without proof", "job", klog.KObj(job), "problem", problem)
+	r.Recorder.Eventf(task, job, corev1.EventTypeWarning, EventUnverifiedJob, "Record",
+		"Job %s is controlled by CronJob %s but is not recorded as a run: %s", job.Name, task.Name, problem)
 }
 
 // requestRunNow turns a new value of the run-now annotation into a manual

@@ -26,6 +26,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -43,12 +44,26 @@ import (
 )
 
 // jobUIDField indexes TaskRuns by spec.jobRef.uid, the key that ties a Job
-// (and through its controller-uid label, a pod) to its one TaskRun.
+// (and through its controller reference, a pod) to its one TaskRun.
 const jobUIDField = "spec.jobRef.uid"
 
-// podJobUIDField indexes pods by the UID of the Job that made them, so a
-// run's pods are found without scanning the namespace's pods.
-const podJobUIDField = "metadata.labels." + batchv1.ControllerUidLabel
+// podJobUIDField indexes pods by the UID of the Job that controls them, so a
+// run's pods are found without scanning the namespace's pods. It is the
+// controller reference, not the Job's controller-uid label: anyone who may
+// create pods can put that label on one, and a pod followed by label would
+// give a run another pod's phase, exit code and logs (`kubectl stask logs`
+// streams the pod the run names).
+const podJobUIDField = "metadata.ownerReferences.controller.job"
+
+// controllingJobUID returns the UID of the Job that controls obj, "" when
+// no Job does.
+func controllingJobUID(obj client.Object) string {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != "Job" || ref.APIVersion != batchv1.SchemeGroupVersion.String() {
+		return ""
+	}
+	return string(ref.UID)
+}
 
 // ControllerName names the controller in logs, metrics and traces.
 const ControllerName = "taskrun"
@@ -220,7 +235,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		return fmt.Errorf("index TaskRuns by Job UID: %w", err)
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podJobUIDField,
-		reconcileutil.LabelIndex(batchv1.ControllerUidLabel)); err != nil {
+		func(obj client.Object) []string {
+			if uid := controllingJobUID(obj); uid != "" {
+				return []string{uid}
+			}
+			return nil
+		}); err != nil {
 		return fmt.Errorf("index pods by Job UID: %w", err)
 	}
 	byJobUID := func(uidOf func(client.Object) string) handler.EventHandler {
@@ -244,7 +264,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.TaskRun{}).
 		Watches(&batchv1.Job{}, byJobUID(func(o client.Object) string { return string(o.GetUID()) })).
-		Watches(&corev1.Pod{}, byJobUID(func(o client.Object) string { return o.GetLabels()[batchv1.ControllerUidLabel] })).
+		Watches(&corev1.Pod{}, byJobUID(controllingJobUID)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))

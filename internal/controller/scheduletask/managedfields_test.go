@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/provenance"
+	"github.com/example/platform-operator/internal/reconcileutil"
+)
+
+// entry is a managedFields entry with the FieldsV1 JSON fields.
+func entry(manager string, op metav1.ManagedFieldsOperationType, subresource, fields string) metav1.ManagedFieldsEntry {
+	return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, Subresource: subresource,
+		FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
+}
+
+const (
+	oursFields = `{"f:metadata":{"f:labels":{"f:platform.example.com/scheduletask":{}}},
+	  "f:spec":{"f:schedule":{},"f:jobTemplate":{"f:spec":{"f:template":{"f:spec":{
+	    "f:containers":{"k:{\"name\":\"task\"}":{".":{},"f:image":{},"f:name":{}}},
+	    "f:securityContext":{"f:seccompProfile":{"f:type":{}}}}}}}}}`
+	implantFields = `{"f:metadata":{"f:labels":{"f:team":{}}},
+	  "f:spec":{"f:jobTemplate":{"f:spec":{"f:template":{"f:spec":{
+	    "f:hostNetwork":{},
+	    "f:initContainers":{"k:{\"name\":\"implant\"}":{".":{},"f:image":{},"f:name":{}}},
+	    "f:containers":{"k:{\"name\":\"task\"}":{"f:image":{}},"k:{\"name\":\"sidecar\"}":{".":{},"f:name":{}}},
+	    "f:securityContext":{"f:runAsUser":{}}}}}}}}`
+)
+
+func TestDropForeignTemplateFields_NamesWhatOnlyOthersOwnAndDropsTheirClaims(t *testing.T) {
+	entries := []metav1.ManagedFieldsEntry{
+		entry(FieldManager, metav1.ManagedFieldsOperationApply, "", oursFields),
+		entry("co-tenant", metav1.ManagedFieldsOperationApply, "", implantFields),
+		entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, "status", `{"f:status":{"f:lastScheduleTime":{}}}`),
+		entry("kubectl-label", metav1.ManagedFieldsOperationUpdate, "", `{"f:metadata":{"f:labels":{"f:x":{}}}}`),
+		entry("template-only", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:jobTemplate":{"f:metadata":{"f:annotations":{"f:a":{}}}}}}`),
+	}
+	implants, kept, err := dropForeignTemplateFields(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []implant{
+		{manager: "co-tenant", fields: []string{
+			`spec.jobTemplate.spec.template.spec.containers[{"name":"sidecar"}]`,
+			`spec.jobTemplate.spec.template.spec.hostNetwork`,
+			`spec.jobTemplate.spec.template.spec.initContainers`,
+			`spec.jobTemplate.spec.template.spec.securityContext.runAsUser`,
+		}},
+		{manager: "template-only", fields: []string{`spec.jobTemplate.metadata`}},
+	}
+	if d := cmp.Diff(want, implants, cmp.AllowUnexported(implant{})); d != "" {
+		t.Errorf("implants (-want +got):\n%s", d)
+	}
+	managers := make([]string, 0, len(kept))
+	for _, e := range kept {
+		managers = append(managers, e.Manager)
+		if e.Manager == "co-tenant" {
+			var got map[string]any
+			if err := json.Unmarshal(e.FieldsV1.GetRawBytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{"f:team": map[string]any{}}}}, got); d != "" {
+				t.Errorf("co-tenant keeps its label and nothing of the template (-want +got):\n%s", d)
+			}
+		}
+	}
+	// The template-only entry is left with nothing and goes; the others stay.
+	if d := cmp.Diff([]string{FieldManager, "co-tenant", "kube-controller-manager", "kubectl-label"}, managers); d != "" {
+		t.Errorf("kept entries (-want +got):\n%s", d)
+	}
+}
+
+func TestForeignTemplateEntry(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    metav1.ManagedFieldsEntry
+		want bool
+	}{
+		{"another manager's template field", entry("x", metav1.ManagedFieldsOperationApply, "", implantFields), true},
+		{"the operator's own", entry(FieldManager, metav1.ManagedFieldsOperationApply, "", oursFields), false},
+		{"the operator's own update", entry(FieldManager, metav1.ManagedFieldsOperationUpdate, "", oursFields), false},
+		{"status", entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, "status", implantFields), false},
+		{"the API server", entry("before-first-apply", metav1.ManagedFieldsOperationUpdate, "", implantFields), false},
+		{"outside the template", entry("kubectl-label", metav1.ManagedFieldsOperationUpdate, "", `{"f:spec":{"f:suspend":{}}}`), false},
+		{"not JSON", entry("x", metav1.ManagedFieldsOperationUpdate, "", `nope`), false},
+	} {
+		if got := foreignTemplateEntry(tc.e); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStripJob_KeepsTheTemplateHashAndOverwritesAForgedOne(t *testing.T) {
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: "j",
+			Labels: map[string]string{platformv1.ScheduleTaskLabel: "t", "noise": "x"},
+			Annotations: map[string]string{
+				provenance.SignatureAnnotation:    "v1.sig",
+				provenance.TemplateHashAnnotation: "forged",
+				"noise":                           "x",
+			}},
+		Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "task", Image: "busybox:1.36"}}}}},
+	}
+	hash := provenance.TemplateHash(&job.Spec.Template)
+	got, err := stripJob(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := got.(*batchv1.Job)
+	want := map[string]string{provenance.SignatureAnnotation: "v1.sig", provenance.TemplateHashAnnotation: hash}
+	if d := cmp.Diff(want, j.Annotations); d != "" {
+		t.Errorf("annotations (-want +got):\n%s", d)
+	}
+	if len(j.Spec.Template.Spec.Containers) != 0 {
+		t.Error("the template is still cached")
+	}
+}
+
+func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
+	now := metav1.Now()
+	cj := &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "t",
+			Labels:      map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue, "big": "x"},
+			Annotations: map[string]string{reconcileutil.AppliedHashAnnotation: "h", "big": "x"}},
+		Spec: batchv1.CronJobSpec{Schedule: "* * * * *", JobTemplate: batchv1.JobTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{provenance.SignatureAnnotation: "v1.sig"}}}},
+		Status: batchv1.CronJobStatus{LastScheduleTime: &now, LastSuccessfulTime: &now,
+			Active: []corev1.ObjectReference{{Name: "t-1"}}},
+	}
+	want := cj.DeepCopy()
+	want.Labels = map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue}
+	want.Annotations = map[string]string{reconcileutil.AppliedHashAnnotation: "h"}
+	want.Status.Active = nil
+	got, err := stripCronJob(cj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("cached CronJob (-want +got):\n%s", d)
+	}
+}

