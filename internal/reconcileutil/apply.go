@@ -220,9 +220,38 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
 		return "", fmt.Errorf("read applied %s %s: %w", cfg.head.Kind, key, err)
 	}
+	if result == ApplyCreated && len(a.updaters(obj)) > 0 {
+		// Someone created the object between the read that found nothing and
+		// this apply, with an Update (an earlier version of the operator, in
+		// a hand-over): the apply joined their fields instead of replacing
+		// them. Adopt them and apply again, as for an object found so.
+		if err := a.adopt(ctx, key, obj); err != nil {
+			return "", err
+		}
+		if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+			client.FieldOwner(a.FieldManager), client.ForceOwnership); err != nil {
+			return "", fmt.Errorf("apply %s %s: %w", cfg.head.Kind, key, err)
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+			return "", fmt.Errorf("read applied %s %s: %w", cfg.head.Kind, key, err)
+		}
+		result = ApplyUpdated
+	}
 	// The API server's answer to an apply shows the configuration.
 	a.remember(obj, cfg.hash)
 	return result, nil
+}
+
+// updaters names the field managers, other than the applier, that wrote obj
+// with Update requests (the status subresource aside).
+func (a *Applier) updaters(obj client.Object) sets.Set[string] {
+	out := sets.New[string]()
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Operation == metav1.ManagedFieldsOperationUpdate && mf.Subresource == "" && mf.Manager != a.FieldManager {
+			out.Insert(mf.Manager)
+		}
+	}
+	return out
 }
 
 // configuration is an apply configuration encoded once per pass: its JSON,
@@ -343,12 +372,7 @@ func (a *Applier) adopt(ctx context.Context, key types.NamespacedName, obj clien
 	if err := a.APIReader.Get(ctx, key, full); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	updaters := sets.New[string]()
-	for _, mf := range full.GetManagedFields() {
-		if mf.Operation == metav1.ManagedFieldsOperationUpdate && mf.Subresource == "" && mf.Manager != a.FieldManager {
-			updaters.Insert(mf.Manager)
-		}
-	}
+	updaters := a.updaters(full)
 	if updaters.Len() == 0 {
 		return nil
 	}
