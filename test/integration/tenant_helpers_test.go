@@ -49,6 +49,9 @@ var tenantRules = []rbacv1.PolicyRule{{
 	Verbs:     []string{"get", "list", "watch", "create", "update", "patch", "delete"},
 }}
 
+// editedImage is the image a test edits a task's spec to.
+const editedImage = "busybox:1.37"
+
 // jobsRule lets a user create Jobs, the right a manual run stands in for.
 var jobsRule = rbacv1.PolicyRule{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"create"}}
 
@@ -120,7 +123,9 @@ func setAnnotation[T client.Object](key, value string) func(T) {
 }
 
 // webhookConfigs returns the envtest-installed webhook configurations.
-func webhookConfigs(t *testing.T) (*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration) {
+func webhookConfigs(t *testing.T) (
+	*admissionregistrationv1.ValidatingWebhookConfiguration, *admissionregistrationv1.MutatingWebhookConfiguration,
+) {
 	t.Helper()
 	ctx := context.Background()
 	var vl admissionregistrationv1.ValidatingWebhookConfigurationList

@@ -77,9 +77,10 @@ func TestTenant_PoisonTaskRunDoesNotStopTheTasksBookkeeping(t *testing.T) {
 
 	// The rest of the pass goes on: a spec change is observed, other manual
 	// runs start, and retention deletes what is beyond the limit.
-	g.Expect(editTask(ctx, k8sClient, key, func(st *platformv1.ScheduleTask) { st.Spec.Image = "busybox:1.37" })).To(Succeed())
+	g.Expect(editTask(ctx, k8sClient, key, func(st *platformv1.ScheduleTask) { st.Spec.Image = editedImage })).
+		To(Succeed())
 	g.Expect(k8sClient.Create(ctx, testutil.NewManualTaskRun(ns, "healthy", "victim"))).To(Succeed())
-	var finished []string
+	finished := make([]string, 0, 3)
 	for i := range 3 {
 		at := time.Now().Add(-time.Duration(i+2) * time.Minute)
 		job := testutil.JobFromCronJob(cj, at)

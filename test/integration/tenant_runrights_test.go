@@ -49,8 +49,8 @@ func TestTenant_ManualRunNeedsCreateJobsOrTheRunVerbOnThatTask(t *testing.T) {
 	jobber := userClient(t, ns, "jobber", withRules(jobsRule))
 
 	missing := func(user, task string) string {
-		return fmt.Sprintf("user %q may neither create jobs.batch in namespace %q nor run scheduletasks.platform.example.com %q",
-			user, ns, task)
+		return fmt.Sprintf("user %q may neither create jobs.batch in namespace %q "+
+			"nor run scheduletasks.platform.example.com %q", user, ns, task)
 	}
 	tests := []struct {
 		name    string
@@ -99,6 +99,34 @@ func TestTenant_ManualRunNeedsCreateJobsOrTheRunVerbOnThatTask(t *testing.T) {
 			}
 		})
 	}
+
+	// Who set run-now is recorded by admission, and the run says so; nobody
+	// can write it for someone else.
+	t.Run("run-now requester is recorded", func(t *testing.T) {
+		key := client.ObjectKey{Namespace: ns, Name: "nightly"}
+		err := editTask(ctx, jobber, key, func(st *platformv1.ScheduleTask) {
+			setAnnotation[*platformv1.ScheduleTask](platformv1.RunNowAnnotation, "recorded")(st)
+			setAnnotation[*platformv1.ScheduleTask](platformv1.RunNowRequestedByAnnotation, "runner")(st)
+		})
+		if err != nil {
+			t.Fatalf("set run-now: %v", err)
+		}
+		eventually(t, "a run requested by jobber", func() error {
+			var list platformv1.TaskRunList
+			if err := k8sClient.List(ctx, &list, client.InNamespace(ns)); err != nil {
+				return err
+			}
+			for _, tr := range list.Items {
+				if tr.Spec.ScheduleTaskName == "nightly" && tr.Annotations[platformv1.RequestedByAnnotation] == "jobber" {
+					return nil
+				}
+			}
+			return fmt.Errorf("no run of nightly requested by jobber among %d runs", len(list.Items))
+		})
+		err = editTask(ctx, jobber, key,
+			setAnnotation[*platformv1.ScheduleTask](platformv1.RunNowRequestedByAnnotation, "runner"))
+		expectRefused(t, err, 403, "metadata.annotations[platform.example.com/run-now-requested-by]")
+	})
 
 	// The verb is asked for by name: granting run on every task of the
 	// namespace (no resourceNames) works as well.

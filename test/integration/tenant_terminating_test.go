@@ -55,7 +55,7 @@ func TestTenant_TaskFailingTodaysRulesCanStillBeDeleted(t *testing.T) {
 	key := client.ObjectKeyFromObject(old)
 
 	// Today's rules refuse it: a spec edit is still validated.
-	err := editTask(ctx, k8sClient, key, func(st *platformv1.ScheduleTask) { st.Spec.Image = "busybox:1.37" })
+	err := editTask(ctx, k8sClient, key, func(st *platformv1.ScheduleTask) { st.Spec.Image = editedImage })
 	expectRefused(t, err, 422, "metadata.name")
 
 	// An uninterpreted label and a finalizer are metadata only: allowed.
@@ -99,7 +99,7 @@ func TestTenant_WebhookOutageBlocksNeitherFinalizersNorDeletion(t *testing.T) {
 		}
 	}
 	withWebhooksDown(t, ns, func() {
-		down(editTask(ctx, k8sClient, taskKey, func(st *platformv1.ScheduleTask) { st.Spec.Image = "busybox:1.37" }),
+		down(editTask(ctx, k8sClient, taskKey, func(st *platformv1.ScheduleTask) { st.Spec.Image = editedImage }),
 			"spec edit")
 		down(editTask(ctx, k8sClient, taskKey, setAnnotation[*platformv1.ScheduleTask](platformv1.RunNowAnnotation, "1")),
 			"run-now")
