@@ -28,10 +28,10 @@ import (
 )
 
 // applyAs server-side applies obj's fields (as a configuration: only what
-// is set) as c under the field manager.
-func applyAs(ctx context.Context, c client.Client, manager string, obj map[string]any) error {
+// is set) as c, under a GitOps tool's field manager.
+func applyAs(ctx context.Context, c client.Client, obj map[string]any) error {
 	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj}),
-		client.FieldOwner(manager), client.ForceOwnership)
+		client.FieldOwner("gitops"), client.ForceOwnership)
 }
 
 // Fields a mutating webhook adds to a request are the request's manager's,
@@ -52,17 +52,18 @@ func TestTenant_ReapplyingAManifestKeepsWhatAdmissionRecorded(t *testing.T) {
 			"spec":     map[string]any{"scheduleTaskName": "applied", "trigger": "Manual"},
 		}
 	}
-	if err := applyAs(ctx, alice, "gitops", run(map[string]any{"team": "a"})); err != nil {
+	if err := applyAs(ctx, alice, run(map[string]any{"team": "a"})); err != nil {
 		t.Fatalf("first apply of the run: %v", err)
 	}
-	if err := applyAs(ctx, alice, "gitops", run(map[string]any{"team": "b"})); err != nil {
+	if err := applyAs(ctx, alice, run(map[string]any{"team": "b"})); err != nil {
 		t.Errorf("re-apply of the run: %v", err)
 	}
 	var tr platformv1.TaskRun
 	if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "applied-run"}, &tr); err != nil {
 		t.Fatal(err)
 	}
-	if tr.Labels[platformv1.ScheduleTaskLabel] != "applied" || tr.Annotations[platformv1.RequestedByAnnotation] != "alice" {
+	if tr.Labels[platformv1.ScheduleTaskLabel] != "applied" ||
+		tr.Annotations[platformv1.RequestedByAnnotation] != "alice" {
 		t.Errorf("admission's records lost: labels %v annotations %v", tr.Labels, tr.Annotations)
 	}
 
@@ -74,10 +75,10 @@ func TestTenant_ReapplyingAManifestKeepsWhatAdmissionRecorded(t *testing.T) {
 			"spec": map[string]any{"schedule": "* * * * *", "image": image, "command": []any{"true"}},
 		}
 	}
-	if err := applyAs(ctx, k8sClient, "gitops", task("busybox:1.36")); err != nil {
+	if err := applyAs(ctx, k8sClient, task("busybox:1.36")); err != nil {
 		t.Fatalf("first apply of the task: %v", err)
 	}
-	if err := applyAs(ctx, k8sClient, "gitops", task(editedImage)); err != nil {
+	if err := applyAs(ctx, k8sClient, task(editedImage)); err != nil {
 		t.Errorf("re-apply of the task with a new image and the same run-now: %v", err)
 	}
 	var st platformv1.ScheduleTask
