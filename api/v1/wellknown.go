@@ -66,3 +66,31 @@ const (
 	// of another run.
 	ReasonJobNameTaken = "JobNameTaken"
 )
+
+const (
+	// RequestedByAnnotation on a manual TaskRun names the user who asked for
+	// it: set at admission from the request's authenticated user (for a
+	// run-now run, the user who set the annotation), never by the user, and
+	// immutable.
+	RequestedByAnnotation = "platform.example.com/requested-by"
+	// RunNowRequestedByAnnotation on a ScheduleTask names the user who last
+	// set RunNowAnnotation; admission sets it, the operator copies it to the
+	// run it starts as RequestedByAnnotation.
+	RunNowRequestedByAnnotation = "platform.example.com/run-now-requested-by"
+	// OperatorKeyPrefix starts every label and annotation key of a TaskRun
+	// that the operator owns: users may neither set nor change them.
+	OperatorKeyPrefix = "platform.example.com/"
+)
+
+// The RunsAdopted condition of a ScheduleTask.
+const (
+	// ConditionRunsAdopted is False while a TaskRun naming the task cannot be
+	// adopted by it; the rest of the task's bookkeeping goes on regardless.
+	ConditionRunsAdopted = "RunsAdopted"
+	// ReasonAllRunsAdopted: every TaskRun naming the task is the task's.
+	ReasonAllRunsAdopted = "AllRunsAdopted"
+	// ReasonForeignController: a TaskRun naming the task is controlled by
+	// another object, so the operator cannot take it over. It is also the
+	// reason of the Warning event sent when that begins.
+	ReasonForeignController = "ForeignController"
+)

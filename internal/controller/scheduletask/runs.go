@@ -30,6 +30,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -39,6 +40,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
+	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
@@ -64,6 +66,9 @@ type runSet struct {
 	jobs []*batchv1.Job
 	// nextNumber is the run number the next recorded run gets.
 	nextNumber int64
+	// unadopted are the manual runs naming the task that another object
+	// controls, so the task cannot adopt (or start) them.
+	unadopted []string
 }
 
 // reconcileRuns makes sure every Job of the task has exactly one TaskRun,
@@ -74,6 +79,7 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 		return err
 	}
 	obs.runs = rs
+	r.warnUnadopted(task, rs)
 	if obs.cronJob == nil {
 		// Without the CronJob there is no Job template to start from; the
 		// CronJob step has already reported why.
@@ -88,13 +94,68 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 		return err
 	}
 	for _, tr := range append([]*platformv1.TaskRun(nil), rs.runs...) {
-		if tr.Spec.JobRef == nil && !tr.IsFinished() && !stopping(tr) {
-			if err := r.startManualRun(ctx, task, obs.cronJob, rs, tr); err != nil {
-				return err
-			}
+		if tr.Spec.JobRef != nil || tr.IsFinished() || stopping(tr) || !tr.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if foreignControlled(task, tr) {
+			continue // listed in rs.unadopted
+		}
+		if err := r.startManualRun(ctx, task, obs.cronJob, rs, tr); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// foreignControlled reports whether another object controls a run that
+// names the task. Such a run cannot be adopted; it must not stop the rest
+// of the pass (retention, other runs, status), so it is set aside and
+// reported on the RunsAdopted condition.
+func foreignControlled(task *platformv1.ScheduleTask, tr *platformv1.TaskRun) bool {
+	ref := metav1.GetControllerOf(tr)
+	return ref != nil && ref.UID != task.UID
+}
+
+// unadoptedMessage says which runs the task cannot adopt; it names at most
+// maxNamedRuns of them, so the condition stays small however many there are.
+func unadoptedMessage(names []string) string {
+	slices.Sort(names)
+	const maxNamedRuns = 10
+	msg := "TaskRuns naming this task are controlled by another object and cannot be adopted: " +
+		strings.Join(names[:min(len(names), maxNamedRuns)], ", ")
+	if len(names) > maxNamedRuns {
+		msg += fmt.Sprintf(" and %d more", len(names)-maxNamedRuns)
+	}
+	return msg
+}
+
+// setRunsAdoptedCondition sets RunsAdopted from the runs the pass could not
+// adopt. Without a run set (the runs could not be listed) it is left as it
+// was.
+func setRunsAdoptedCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask, rs *runSet, now time.Time) {
+	if rs == nil {
+		return
+	}
+	c := metav1.Condition{Type: platformv1.ConditionRunsAdopted, Status: metav1.ConditionTrue,
+		Reason: platformv1.ReasonAllRunsAdopted, Message: "Every TaskRun naming this task is the task's"}
+	if len(rs.unadopted) > 0 {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonForeignController, unadoptedMessage(rs.unadopted)
+	}
+	reconcileutil.SetCondition(conds, c, task.Generation, now)
+}
+
+// warnUnadopted sends a Warning event when the set of runs the task cannot
+// adopt appears or changes, not on every pass.
+func (r *Reconciler) warnUnadopted(task *platformv1.ScheduleTask, rs *runSet) {
+	if len(rs.unadopted) == 0 {
+		return
+	}
+	msg := unadoptedMessage(rs.unadopted)
+	if c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionRunsAdopted); c != nil &&
+		c.Status == metav1.ConditionFalse && c.Message == msg {
+		return
+	}
+	r.Recorder.Eventf(task, nil, corev1.EventTypeWarning, platformv1.ReasonForeignController, "Adopt", "%s", msg)
 }
 
 // listRuns reads the task's TaskRuns (by the name they give) and Jobs (by
@@ -110,10 +171,13 @@ func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask
 		client.MatchingFields{jobTaskField: task.Name}); err != nil {
 		return nil, fmt.Errorf("list Jobs: %w", err)
 	}
-	rs := &runSet{nextNumber: task.Status.TriggerCount + 1}
+	rs := &runSet{nextNumber: min(max(task.Status.TriggerCount, 0), maxRunNumber) + 1}
 	for i := range trs.Items {
 		tr := &trs.Items[i]
 		rs.runs = append(rs.runs, tr)
+		if tr.Spec.JobRef == nil && tr.DeletionTimestamp.IsZero() && foreignControlled(task, tr) {
+			rs.unadopted = append(rs.unadopted, tr.Name)
+		}
 		if n := runNumber(tr); n >= rs.nextNumber {
 			rs.nextNumber = n + 1
 		}
@@ -266,6 +330,11 @@ func (r *Reconciler) requestRunNow(ctx context.Context, task *platformv1.Schedul
 		},
 		Spec: platformv1.TaskRunSpec{ScheduleTaskName: task.Name, Trigger: platformv1.TriggerManual},
 	}
+	// Admission wrote who set run-now (the operator's own request is exempt
+	// from the TaskRun's requester check), so the run names them.
+	if by := task.Annotations[platformv1.RunNowRequestedByAnnotation]; by != "" {
+		tr.Annotations = map[string]string{platformv1.RequestedByAnnotation: by}
+	}
 	err := r.Create(ctx, tr)
 	switch {
 	case err == nil:
@@ -360,7 +429,7 @@ func (r *Reconciler) adoptRun(ctx context.Context, task *platformv1.ScheduleTask
 			tr.Annotations = map[string]string{}
 		}
 		tr.Annotations[platformv1.RunNumberAnnotation] = strconv.FormatInt(rs.nextNumber, 10)
-		rs.nextNumber++
+		rs.nextNumber = min(rs.nextNumber, maxRunNumber) + 1
 		// The reconcile that adopts a manual run is the one that starts it.
 		tracing.Annotate(ctx, tr.Annotations)
 	}
@@ -442,14 +511,16 @@ func jobFromTemplate(cj *batchv1.CronJob, name string) *batchv1.Job {
 	return job
 }
 
-// manualJobName is the Job name of a manual run: the TaskRun's name when it
-// fits a label value (Jobs label their pods with their name), else a
-// truncation made unique by a hash.
+// manualJobName is the Job name of a manual run. The CronJob controller
+// names its Jobs <cronjob>-<minutes since the epoch>, all digits after the
+// last dash; a manual run's Job ends in -m<8 hex digits> instead, so no
+// TaskRun name (<task>-29934076, say) can take the name of a scheduled Job
+// to come. The hash is of the TaskRun's name and UID: deterministic for the
+// run, so a retry finds the Job it made, and different for a run of the same
+// name made again. 63 characters at most, as Jobs label their pods with
+// their name.
 func manualJobName(tr *platformv1.TaskRun) string {
-	if len(tr.Name) <= 63 {
-		return tr.Name
-	}
-	return truncateName(tr.Name, 54) + "-" + shortHash(tr.Name)
+	return truncateName(tr.Name, 53) + "-m" + shortHash(tr.Name+"/"+string(tr.UID))
 }
 
 // scheduledTime reads the time the CronJob controller scheduled a Job for.
@@ -465,10 +536,17 @@ func scheduledTime(job *batchv1.Job) *metav1.Time {
 	return &metav1.Time{Time: t}
 }
 
-// runNumber returns a TaskRun's run number, 0 when it has none yet.
+// maxRunNumber is the highest run number the operator believes: 2^53, more
+// runs than a task firing every minute makes in ten billion years, and the
+// largest integer a JSON client in JavaScript reads exactly. A higher number
+// was written by hand, and counting on from it would overflow the count.
+const maxRunNumber int64 = 1 << 53
+
+// runNumber returns a TaskRun's run number, 0 when it has none yet, or one
+// that cannot be true (below 1 or above maxRunNumber).
 func runNumber(tr *platformv1.TaskRun) int64 {
 	n, err := strconv.ParseInt(tr.Annotations[platformv1.RunNumberAnnotation], 10, 64)
-	if err != nil {
+	if err != nil || n < 1 || n > maxRunNumber {
 		return 0
 	}
 	return n

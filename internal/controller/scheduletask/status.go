@@ -109,6 +109,7 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 	}
 
 	setReadyCondition(&st.Conditions, task, obs.cronJobErr, now)
+	setRunsAdoptedCondition(&st.Conditions, task, obs.runs, now)
 	return st
 }
 

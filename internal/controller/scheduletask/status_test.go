@@ -19,6 +19,7 @@ package scheduletask
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,9 +150,11 @@ func TestNames_AreDeterministicAndValid(t *testing.T) {
 	if n1 != n2 || len(n1) > 63 {
 		t.Errorf("manualJobName = %q / %q: want equal and at most 63 characters", n1, n2)
 	}
+	// A short name is kept, with the suffix no scheduled Job's name has
+	// (see TestManualJobName_NeverACronJobJobName).
 	short := &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Name: "run-1"}}
-	if got := manualJobName(short); got != "run-1" {
-		t.Errorf("manualJobName(run-1) = %q", got)
+	if got := manualJobName(short); !strings.HasPrefix(got, "run-1-m") || len(got) != len("run-1-m")+8 {
+		t.Errorf("manualJobName(run-1) = %q, want run-1-m<8 hex digits>", got)
 	}
 	if got := truncateName("abc-def", 4); got != "abc" {
 		t.Errorf("truncateName left a trailing dash: %q", got)

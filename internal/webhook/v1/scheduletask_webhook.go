@@ -21,10 +21,13 @@ package v1
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -39,71 +42,147 @@ import (
 	"github.com/example/platform-operator/internal/validation"
 )
 
-// +kubebuilder:webhook:path=/validate-platform-example-com-v1-scheduletask,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=vscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5
+// The matchConditions keep the API server from calling the webhook for an
+// update of a task being deleted, and for one that changes neither the spec
+// nor an interpreted annotation (finalizers, other labels and annotations,
+// owner references): see metadata.go. Keep the list of annotations in the CEL
+// equal to interpretedTaskAnnotations.
+//
+// +kubebuilder:webhook:path=/validate-platform-example-com-v1-scheduletask,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=vscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/run-now', 'platform.example.com/run-now-requested-by'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
+// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-scheduletask,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=mscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"run-now-change","expression":"request.operation == 'CREATE' ? has(object.metadata.annotations) && 'platform.example.com/run-now' in object.metadata.annotations : object.metadata.?annotations[?'platform.example.com/run-now'] != oldObject.metadata.?annotations[?'platform.example.com/run-now']"}]}`
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
-// ScheduleTaskValidator rejects ScheduleTasks that the schema cannot judge,
+// ScheduleTaskWebhook rejects ScheduleTasks that the schema cannot judge,
 // and those that would let their author run a workload they could not
-// create directly.
-type ScheduleTaskValidator struct {
+// create directly; and records who asked for a run through run-now.
+type ScheduleTaskWebhook struct {
 	// Client creates SubjectAccessReviews.
 	Client client.Client
 }
 
-var _ admission.Validator[*platformv1.ScheduleTask] = &ScheduleTaskValidator{}
+var (
+	_ admission.Validator[*platformv1.ScheduleTask] = &ScheduleTaskWebhook{}
+	_ admission.Defaulter[*platformv1.ScheduleTask] = &ScheduleTaskWebhook{}
+)
 
 // ValidateCreate checks a new task.
-func (v *ScheduleTaskValidator) ValidateCreate(ctx context.Context, st *platformv1.ScheduleTask) (admission.Warnings, error) {
-	return nil, v.validate(ctx, st, true)
+func (v *ScheduleTaskWebhook) ValidateCreate(ctx context.Context, st *platformv1.ScheduleTask) (admission.Warnings, error) {
+	var runNow []string
+	if st.Annotations[platformv1.RunNowAnnotation] != "" {
+		runNow = []string{platformv1.RunNowAnnotation}
+	}
+	return nil, v.validate(ctx, st, true, changedAnnotations(nil, st.Annotations, interpretedTaskAnnotations), runNow)
 }
 
-// ValidateUpdate checks a changed task; the author's rights are asked again
-// only when the spec changed, as metadata edits run nothing new.
-func (v *ScheduleTaskValidator) ValidateUpdate(ctx context.Context, old, st *platformv1.ScheduleTask) (admission.Warnings, error) {
-	return nil, v.validate(ctx, st, !equality.Semantic.DeepEqual(old.Spec, st.Spec))
+// ValidateUpdate checks a changed task. A task being deleted, and an update
+// that changes neither the spec nor an interpreted annotation, pass
+// unjudged: a finalizer's removal must never wait for today's rules. The
+// author's right to create CronJobs is asked again only when the spec
+// changed, the right to run only when run-now changed.
+func (v *ScheduleTaskWebhook) ValidateUpdate(ctx context.Context, old, st *platformv1.ScheduleTask) (admission.Warnings, error) {
+	if !old.DeletionTimestamp.IsZero() {
+		return nil, nil
+	}
+	specChanged := !equality.Semantic.DeepEqual(old.Spec, st.Spec)
+	changed := changedAnnotations(old.Annotations, st.Annotations, interpretedTaskAnnotations)
+	if !specChanged && len(changed) == 0 {
+		return nil, nil
+	}
+	var runNow []string
+	if slices.Contains(changed, platformv1.RunNowAnnotation) && st.Annotations[platformv1.RunNowAnnotation] != "" {
+		runNow = []string{platformv1.RunNowAnnotation}
+	}
+	return nil, v.validate(ctx, st, specChanged, changed, runNow)
 }
 
 // ValidateDelete allows every deletion.
-func (v *ScheduleTaskValidator) ValidateDelete(context.Context, *platformv1.ScheduleTask) (admission.Warnings, error) {
+func (v *ScheduleTaskWebhook) ValidateDelete(context.Context, *platformv1.ScheduleTask) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func (v *ScheduleTaskValidator) validate(ctx context.Context, st *platformv1.ScheduleTask, checkRights bool) error {
+// validate judges the task by today's rules and, as asked, the user's right
+// to create CronJobs (checkCronJobs) and to start a run (runNow non-empty).
+// changed are the interpreted annotations this request changes; the run-now
+// requester among them must be the requesting user (the mutating webhook
+// sets it so).
+func (v *ScheduleTaskWebhook) validate(ctx context.Context, st *platformv1.ScheduleTask, checkCronJobs bool, changed, runNow []string) error {
 	errs := validation.ScheduleTask(st)
-	if checkRights {
-		forbidden, err := v.mayNotCreateCronJobs(ctx, st.Namespace)
+	u, err := requestUser(ctx)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if checkCronJobs {
+		forbidden, err := v.mayNotCreateCronJobs(ctx, u, st.Namespace)
 		if err != nil {
 			return apierrors.NewInternalError(err)
 		}
 		errs = append(errs, forbidden...)
 	}
+	annotations := field.NewPath("metadata", "annotations")
+	if len(runNow) > 0 {
+		forbidden, err := mayNotRun(ctx, v.Client, u, annotations.Key(platformv1.RunNowAnnotation), st.Namespace, st.Name)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		if forbidden != nil {
+			errs = append(errs, forbidden)
+		}
+	}
+	if slices.Contains(changed, platformv1.RunNowRequestedByAnnotation) {
+		by := st.Annotations[platformv1.RunNowRequestedByAnnotation]
+		switch {
+		case !slices.Contains(changed, platformv1.RunNowAnnotation):
+			errs = append(errs, field.Forbidden(annotations.Key(platformv1.RunNowRequestedByAnnotation),
+				"is set by admission when run-now changes, and only then"))
+		case by != u.Username:
+			errs = append(errs, field.Forbidden(annotations.Key(platformv1.RunNowRequestedByAnnotation),
+				fmt.Sprintf("must name the user who sets run-now, %q, not %q", u.Username, by)))
+		}
+	}
 	return invalid(platformv1.GroupVersion.WithKind("ScheduleTask").GroupKind(), st.Name, errs)
+}
+
+// Default records who asked for a run: whenever a request sets or changes
+// run-now, the run-now requester annotation becomes the requesting user, and
+// the operator copies it to the TaskRun it starts. The matchConditions call
+// this webhook only for such requests; the check here is for an installation
+// without them.
+func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.ScheduleTask) error {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return err
+	}
+	var oldAnnotations map[string]string
+	if len(req.OldObject.Raw) > 0 {
+		var old platformv1.ScheduleTask
+		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
+			return fmt.Errorf("decode the stored task: %w", err)
+		}
+		if !old.DeletionTimestamp.IsZero() {
+			return nil
+		}
+		oldAnnotations = old.Annotations
+	}
+	if len(changedAnnotations(oldAnnotations, st.Annotations, []string{platformv1.RunNowAnnotation})) == 0 {
+		return nil
+	}
+	if st.Annotations == nil {
+		st.Annotations = map[string]string{}
+	}
+	st.Annotations[platformv1.RunNowRequestedByAnnotation] = req.UserInfo.Username
+	return nil
 }
 
 // mayNotCreateCronJobs asks the API server whether the requesting user may
 // create CronJobs in the namespace. The operator's ServiceAccount can run any
 // image under any ServiceAccount of the namespace; this check keeps a
 // ScheduleTask from being a way around the author's own RBAC.
-func (v *ScheduleTaskValidator) mayNotCreateCronJobs(ctx context.Context, namespace string) (field.ErrorList, error) {
-	req, err := admission.RequestFromContext(ctx)
-	if err != nil {
+func (v *ScheduleTaskWebhook) mayNotCreateCronJobs(ctx context.Context, u authenticationv1.UserInfo, namespace string) (field.ErrorList, error) {
+	ok, err := allowed(ctx, v.Client, u, authorizationv1.ResourceAttributes{
+		Namespace: namespace, Verb: "create", Group: "batch", Resource: "cronjobs",
+	})
+	if err != nil || ok {
 		return nil, err
-	}
-	u := req.UserInfo
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: u.Username, Groups: u.Groups, UID: u.UID, Extra: map[string]authorizationv1.ExtraValue{},
-		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Namespace: namespace, Verb: "create", Group: "batch", Resource: "cronjobs",
-		},
-	}}
-	for k, vals := range u.Extra {
-		sar.Spec.Extra[k] = authorizationv1.ExtraValue(vals)
-	}
-	if err := v.Client.Create(ctx, sar); err != nil {
-		return nil, fmt.Errorf("ask the API server whether %s may create CronJobs: %w", u.Username, err)
-	}
-	if sar.Status.Allowed {
-		return nil, nil
 	}
 	return field.ErrorList{field.Forbidden(field.NewPath("spec"), fmt.Sprintf(
 		"user %q may not create cronjobs.batch in namespace %q, and a ScheduleTask runs its container as one would", u.Username, namespace))}, nil
@@ -138,7 +217,9 @@ func onlyForbidden(errs field.ErrorList) bool {
 
 // SetupScheduleTaskWebhook registers the ScheduleTask webhooks with the manager.
 func SetupScheduleTaskWebhook(mgr ctrl.Manager) error {
+	v := &ScheduleTaskWebhook{Client: mgr.GetClient()}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.ScheduleTask{}).
-		WithValidator(&ScheduleTaskValidator{Client: mgr.GetClient()}).
+		WithValidator(v).
+		WithDefaulter(v).
 		Complete()
 }

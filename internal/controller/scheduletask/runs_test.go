@@ -1,0 +1,140 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+// cronJobJobName matches every name the CronJob controller gives a Job:
+// <cronjob>-<minutes since the epoch>, written out in decimal.
+var cronJobJobName = regexp.MustCompile(`^.+-[0-9]+$`)
+
+func TestManualJobName_NeverACronJobJobName(t *testing.T) {
+	manual := func(name, uid string) *platformv1.TaskRun {
+		return &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID(uid)}}
+	}
+	tests := []struct {
+		name string
+		run  *platformv1.TaskRun
+	}{
+		{"squatting the next scheduled Job", manual("nightly-29934076", "8d2c1a0e-0000-4000-8000-000000000001")},
+		{"all digits", manual("29934076", "8d2c1a0e-0000-4000-8000-000000000002")},
+		{"plain", manual("nightly-manual-x7k2p", "8d2c1a0e-0000-4000-8000-000000000003")},
+		{"run-now run", manual("nightly-now-0a1b2c3d", "8d2c1a0e-0000-4000-8000-000000000004")},
+		{"63 characters", manual(strings.Repeat("a", 54)+"-12345678", "8d2c1a0e-0000-4000-8000-000000000005")},
+		{"253 characters", manual(strings.Repeat("b", 243)+"-123456789", "8d2c1a0e-0000-4000-8000-000000000006")},
+		{"a dash at the cut", manual(strings.Repeat("c", 52)+"-"+strings.Repeat("9", 20), "8d2c1a0e-0000-4000-8000-000000000007")},
+	}
+	seen := map[string]string{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := manualJobName(tt.run)
+			if cronJobJobName.MatchString(got) {
+				t.Errorf("manualJobName(%q) = %q, a name the CronJob controller may give", tt.run.Name, got)
+			}
+			if errs := validation.IsDNS1123Label(got); len(errs) > 0 {
+				t.Errorf("manualJobName(%q) = %q: not a DNS label (a Job's pods carry its name as a label): %v", tt.run.Name, got, errs)
+			}
+			if again := manualJobName(tt.run.DeepCopy()); again != got {
+				t.Errorf("not deterministic: %q then %q", got, again)
+			}
+			other := tt.run.DeepCopy()
+			other.UID += "-recreated"
+			if manualJobName(other) == got {
+				t.Errorf("a run of the same name made again gets the same Job name %q", got)
+			}
+			if prev, ok := seen[got]; ok {
+				t.Errorf("%q and %q share the Job name %q", prev, tt.run.Name, got)
+			}
+			seen[got] = tt.run.Name
+		})
+	}
+}
+
+func TestRunNumber_OnlyPlausibleNumbersCount(t *testing.T) {
+	tests := []struct {
+		value string
+		want  int64
+	}{
+		{"", 0},
+		{"1", 1},
+		{"42", 42},
+		{"0", 0},
+		{"-3", 0},
+		{"x", 0},
+		{fmt.Sprint(maxRunNumber), maxRunNumber},
+		{fmt.Sprint(maxRunNumber + 1), 0},
+		{"9223372036854775807", 0},
+		{"9223372036854775808", 0},
+	}
+	for _, tt := range tests {
+		tr := &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{platformv1.RunNumberAnnotation: tt.value}}}
+		if got := runNumber(tr); got != tt.want {
+			t.Errorf("runNumber(%q) = %d, want %d", tt.value, got, tt.want)
+		}
+	}
+}
+
+func TestSetRunsAdoptedCondition(t *testing.T) {
+	task := testutil.NewScheduleTask("ns", "t")
+	task.Generation = 4
+	names := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("r%02d", n-i))
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		rs   *runSet
+		want []metav1.Condition
+	}{
+		{"runs not listed: left as it was", nil, nil},
+		{"all adopted", &runSet{}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted, Status: metav1.ConditionTrue,
+			Reason: platformv1.ReasonAllRunsAdopted, Message: "Every TaskRun naming this task is the task's", ObservedGeneration: 4}}},
+		{"two foreign", &runSet{unadopted: []string{"b", "a"}}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted,
+			Status: metav1.ConditionFalse, Reason: platformv1.ReasonForeignController, ObservedGeneration: 4,
+			Message: "TaskRuns naming this task are controlled by another object and cannot be adopted: a, b"}}},
+		{"many foreign: ten named", &runSet{unadopted: names(12)}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted,
+			Status: metav1.ConditionFalse, Reason: platformv1.ReasonForeignController, ObservedGeneration: 4,
+			Message: "TaskRuns naming this task are controlled by another object and cannot be adopted: " +
+				"r01, r02, r03, r04, r05, r06, r07, r08, r09, r10 and 2 more"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var conds []metav1.Condition
+			setRunsAdoptedCondition(&conds, task, tt.rs, now)
+			if d := cmp.Diff(tt.want, conds, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); d != "" {
+				t.Errorf("conditions (-want +got):\n%s", d)
+			}
+		})
+	}
+}

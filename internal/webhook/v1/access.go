@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	"context"
+	"fmt"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// RunVerb is the custom RBAC verb that lets a user start runs of a
+// ScheduleTask without the right to create Jobs, as RBAC's own bind,
+// escalate and use grant one act on one object:
+//
+//	rules:
+//	- apiGroups: [platform.example.com]
+//	  resources: [scheduletasks]
+//	  verbs: [run]
+//	  resourceNames: [nightly-backup]
+const RunVerb = "run"
+
+// requestUser returns the authenticated user of the admission request.
+func requestUser(ctx context.Context) (authenticationv1.UserInfo, error) {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return authenticationv1.UserInfo{}, err
+	}
+	return req.UserInfo, nil
+}
+
+// allowed asks the API server (a SubjectAccessReview) whether the user may do
+// what attrs say. The review carries the user's groups, UID and extra, so
+// impersonated and service-account users are judged as themselves.
+func allowed(ctx context.Context, c client.Client, u authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: u.Username, Groups: u.Groups, UID: u.UID, Extra: map[string]authorizationv1.ExtraValue{},
+		ResourceAttributes: &attrs,
+	}}
+	for k, vals := range u.Extra {
+		sar.Spec.Extra[k] = authorizationv1.ExtraValue(vals)
+	}
+	if err := c.Create(ctx, sar); err != nil {
+		return false, fmt.Errorf("ask the API server whether %s may %s %s.%s: %w", u.Username, attrs.Verb, attrs.Resource, attrs.Group, err)
+	}
+	return sar.Status.Allowed, nil
+}
+
+// mayNotRun returns a Forbidden error at path unless the user may start a
+// run of the task: a manual run starts the task's pod, under its
+// ServiceAccount, as `kubectl create job --from=cronjob/...` would, so the
+// user needs the right to create Jobs in the namespace, or the run verb on
+// that very task.
+func mayNotRun(ctx context.Context, c client.Client, u authenticationv1.UserInfo, path *field.Path, namespace, task string) (*field.Error, error) {
+	ok, err := allowed(ctx, c, u, authorizationv1.ResourceAttributes{
+		Namespace: namespace, Verb: "create", Group: "batch", Resource: "jobs",
+	})
+	if err != nil || ok {
+		return nil, err
+	}
+	ok, err = allowed(ctx, c, u, authorizationv1.ResourceAttributes{
+		Namespace: namespace, Verb: RunVerb, Group: platformv1.GroupVersion.Group, Resource: "scheduletasks", Name: task,
+	})
+	if err != nil || ok {
+		return nil, err
+	}
+	return field.Forbidden(path, fmt.Sprintf(
+		"user %q may neither create jobs.batch in namespace %q nor run scheduletasks.%s %q, and a manual run starts the task's pod as a Job would",
+		u.Username, namespace, platformv1.GroupVersion.Group, task)), nil
+}
