@@ -45,6 +45,7 @@ import (
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
 	"github.com/example/platform-operator/internal/certs"
 	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/tracing"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
 	// +kubebuilder:scaffold:imports
@@ -84,6 +85,7 @@ type options struct {
 	renewDeadline           time.Duration
 	retryPeriod             time.Duration
 	pprofAddr               string
+	manualRunGrace          time.Duration
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -125,6 +127,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How often every object is reconciled again even when nothing changed; a safety net, not a schedule.")
 	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
 		"The address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:8082; 0 disables them.")
+	fs.DurationVar(&o.manualRunGrace, "manual-run-grace", taskrun.DefaultManualRunGrace,
+		"How long a manual TaskRun waits for a ScheduleTask that does not exist or cannot run (Ready False) "+
+			"before it ends Failed with reason TaskNotFound or TaskCannotRun.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 }
@@ -207,6 +212,7 @@ func main() {
 	if err := controller.Setup(mgr, controller.Options{
 		ScheduleTaskWorkers: o.scheduleTaskWorkers,
 		TaskRunWorkers:      o.taskRunWorkers,
+		ManualRunGrace:      o.manualRunGrace,
 	}); err != nil {
 		setupLog.Error(err, "Failed to set up controllers")
 		os.Exit(1)

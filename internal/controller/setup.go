@@ -22,6 +22,7 @@ package controller
 
 import (
 	"fmt"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -37,6 +38,10 @@ type Options struct {
 	// of each controller.
 	ScheduleTaskWorkers int
 	TaskRunWorkers      int
+	// ManualRunGrace is how long a manual run waits for a task that does not
+	// exist or cannot run before it ends Failed; the TaskRun controller's
+	// default when zero.
+	ManualRunGrace time.Duration
 }
 
 // Setup registers every reconciler, and its metrics, with the manager.
@@ -55,9 +60,10 @@ func Setup(mgr ctrl.Manager, o Options) error {
 
 	// TaskRun: follows each run's Job and pods.
 	if err := (&taskrun.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(taskrun.ControllerName + "-controller"),
+		Client:         mgr.GetClient(),
+		APIReader:      mgr.GetAPIReader(),
+		Recorder:       mgr.GetEventRecorder(taskrun.ControllerName + "-controller"),
+		ManualRunGrace: o.ManualRunGrace,
 	}).SetupWithManager(mgr, max(o.TaskRunWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
 	}
