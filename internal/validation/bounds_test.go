@@ -250,13 +250,13 @@ func specRules(tb testing.TB) string {
 	if err := yaml.Unmarshal(data, &crd); err != nil {
 		tb.Fatalf("parse %s: %v", crdPath, err)
 	}
-	var out string
+	var out strings.Builder
 	for _, v := range crd.Spec.Versions {
 		if v.Name == platformv1.GroupVersion.Version && v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			for _, r := range v.Schema.OpenAPIV3Schema.Properties["spec"].XValidations {
-				out += r.Rule + "\n"
+				out.WriteString(r.Rule + "\n")
 			}
 		}
 	}
-	return out
+	return out.String()
 }

@@ -215,7 +215,7 @@ func cronJobAcceptsZone(zone string) bool {
 	if zone == "" || strings.EqualFold(zone, "Local") {
 		return false
 	}
-	for _, part := range strings.Split(zone, "/") {
+	for part := range strings.SplitSeq(zone, "/") {
 		if part == "." || part == ".." || strings.HasPrefix(part, "-") || !cronJobZonePart.MatchString(part) {
 			return false
 		}

@@ -85,9 +85,13 @@ func TestBounds_OverLimitTaskIsRefusedNamingTheField(t *testing.T) {
 		field string
 	}{
 		{"65 command entries", task("b01", func(s *platformv1.ScheduleTaskSpec) { s.Command = many(65, 1) }), "spec.command"},
-		{"command entry of 16385", task("b02", func(s *platformv1.ScheduleTaskSpec) { s.Command = []string{long(16385)} }), "spec.command[0]"},
+		{"command entry of 16385", task("b02", func(s *platformv1.ScheduleTaskSpec) {
+			s.Command = []string{long(16385)}
+		}), "spec.command[0]"},
 		{"257 args", task("b03", func(s *platformv1.ScheduleTaskSpec) { s.Args = many(257, 1) }), "spec.args"},
-		{"arg of 16385", task("b04", func(s *platformv1.ScheduleTaskSpec) { s.Args = []string{"a", long(16385)} }), "spec.args[1]"},
+		{"arg of 16385", task("b04", func(s *platformv1.ScheduleTaskSpec) {
+			s.Args = []string{"a", long(16385)}
+		}), "spec.args[1]"},
 		{"129 env variables", task("b05", func(s *platformv1.ScheduleTaskSpec) { s.Env = envs(129) }), "spec.env"},
 		{"env name of 257", task("b06", func(s *platformv1.ScheduleTaskSpec) {
 			s.Env = []corev1.EnvVar{{Name: long(257), Value: "v"}}
@@ -112,7 +116,9 @@ func TestBounds_OverLimitTaskIsRefusedNamingTheField(t *testing.T) {
 			s.SecurityContext = &corev1.SecurityContext{WindowsOptions: &corev1.WindowsSecurityContextOptions{
 				GMSACredentialSpec: ptr.To(long(4097))}}
 		}), "spec.securityContext.windowsOptions"},
-		{"time zone of 65", task("b13", func(s *platformv1.ScheduleTaskSpec) { s.TimeZone = ptr.To(long(65)) }), "spec.timeZone"},
+		{"time zone of 65", task("b13", func(s *platformv1.ScheduleTaskSpec) {
+			s.TimeZone = ptr.To(long(65))
+		}), "spec.timeZone"},
 		{"v1alpha1 with 65 command entries", &platformv1alpha1.ScheduleTask{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "b14"},
 			Spec:       platformv1alpha1.ScheduleTaskSpec{Schedule: "@daily", Image: "busybox", Command: many(65, 1)},
@@ -152,8 +158,10 @@ func TestBounds_TaskAtEveryLimitIsAcceptedAndGetsItsCronJob(t *testing.T) {
 	ns := newNamespace(t)
 	st := testutil.MaxSizeScheduleTask(ns, "biggest")
 	st.Spec.Resources = &corev1.ResourceRequirements{
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+		Limits: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+		Requests: corev1.ResourceList{
+			corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 	}
 	st.Spec.SecurityContext = &corev1.SecurityContext{
 		Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},

@@ -87,7 +87,8 @@ func TestNetworkPolicy_AdmitsTheWebhookPortFromAnywhere(t *testing.T) {
 						continue
 					}
 					for _, p := range in.Ports {
-						if p.Port != nil && p.Port.IntValue() == int(port) && ptr.Deref(p.Protocol, corev1.ProtocolTCP) == corev1.ProtocolTCP {
+						tcp := ptr.Deref(p.Protocol, corev1.ProtocolTCP) == corev1.ProtocolTCP
+						if p.Port != nil && p.Port.IntValue() == int(port) && tcp {
 							admitted = true
 						}
 					}

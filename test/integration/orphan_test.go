@@ -128,9 +128,10 @@ func TestManualRun_OfATaskDeletedAfterAdmissionFailsAfterTheGrace(t *testing.T) 
 	refuseCronJobs(t, ns)
 	createUnrunnableTask(t, ns, "gone")
 	g.Expect(k8sClient.Create(ctx, testutil.NewManualTaskRun(ns, "gone-now", "gone"))).To(Succeed())
-	g.Expect(k8sClient.Delete(ctx, &platformv1.ScheduleTask{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gone"}})).To(Succeed())
+	gone := &platformv1.ScheduleTask{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gone"}}
+	g.Expect(k8sClient.Delete(ctx, gone)).To(Succeed())
 	g.Eventually(func() bool {
-		return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gone"}, &platformv1.ScheduleTask{}))
+		return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(gone), &platformv1.ScheduleTask{}))
 	}, timeout, poll).Should(BeTrue())
 
 	tr := expectRunFailed(t, client.ObjectKey{Namespace: ns, Name: "gone-now"}, platformv1.ReasonTaskNotFound)

@@ -61,11 +61,13 @@ func TestAdmission_AcceptsTheDocumentedScheduleLanguageOnly(t *testing.T) {
 	ns := newNamespace(t)
 	for i, s := range []string{"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly",
 		"*/5 9-17 * * MON-FRI", "0 0 1 1 *"} {
-		if err := k8sClient.Create(ctx, testutil.NewScheduleTask(ns, fmt.Sprintf("ok-%d", i), testutil.WithSchedule(s))); err != nil {
+		st := testutil.NewScheduleTask(ns, fmt.Sprintf("ok-%d", i), testutil.WithSchedule(s))
+		if err := k8sClient.Create(ctx, st); err != nil {
 			t.Errorf("schedule %q was refused: %v", s, err)
 		}
 	}
-	for i, s := range []string{"@every 1s", "@every 30s", "@every 1h", "@every", "* * * * * *", "*/10 * * * * *", "@reboot"} {
+	refused := []string{"@every 1s", "@every 30s", "@every 1h", "@every", "* * * * * *", "*/10 * * * * *", "@reboot"}
+	for i, s := range refused {
 		t.Run(s, func(t *testing.T) {
 			expectRefused(t, testutil.NewScheduleTask(ns, fmt.Sprintf("bad-%d", i), testutil.WithSchedule(s)), "spec.schedule")
 		})
