@@ -45,6 +45,7 @@ import (
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
 	"github.com/example/platform-operator/internal/certs"
 	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/tracing"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
@@ -86,6 +87,7 @@ type options struct {
 	retryPeriod             time.Duration
 	pprofAddr               string
 	signingKeyNamespace     string
+	manualRunGrace          time.Duration
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -130,6 +132,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.signingKeyNamespace, "signing-key-namespace", "",
 		"Namespace of the Secret "+provenance.KeySecretName+" that holds the key signing the tasks' pod templates "+
 			"(made when missing); default: POD_NAMESPACE, else --leader-election-namespace, else default.")
+	fs.DurationVar(&o.manualRunGrace, "manual-run-grace", taskrun.DefaultManualRunGrace,
+		"How long a manual TaskRun waits for a ScheduleTask that does not exist or cannot run (Ready False) "+
+			"before it ends Failed with reason TaskNotFound or TaskCannotRun.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 }
@@ -224,6 +229,7 @@ func main() {
 		ScheduleTaskWorkers: o.scheduleTaskWorkers,
 		TaskRunWorkers:      o.taskRunWorkers,
 		SigningKeyNamespace: o.keyNamespace(),
+		ManualRunGrace:      o.manualRunGrace,
 	}); err != nil {
 		setupLog.Error(err, "Failed to set up controllers")
 		os.Exit(1)

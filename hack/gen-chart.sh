@@ -13,5 +13,5 @@ rendered=$(bin/kubectl kustomize config/default)
 go run ./hack/splitmanifests -in <(echo "$rendered") \
 	-crds "$chart/crds" \
 	-out "$chart/templates/generated.yaml" \
-	-skip Namespace,Deployment,Secret \
+	-skip Namespace,Deployment,Secret,PodDisruptionBudget \
 	-namespace platform-operator-system

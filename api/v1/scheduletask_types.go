@@ -69,57 +69,147 @@ const (
 	RunNowAnnotation = "platform.example.com/run-now"
 )
 
-// ScheduleTaskSpec is "run this container on this schedule".
+// Bounds of a ScheduleTask's lists and strings. The manager caches every
+// task, so these bound its memory per task; they are far above what a real
+// task uses, and the schema markers below repeat them (markers cannot refer
+// to constants; internal/validation tests that the two agree).
+const (
+	// MaxCommandItems is the most entries command may have.
+	MaxCommandItems = 64
+	// MaxArgsItems is the most entries args may have.
+	MaxArgsItems = 256
+	// MaxArgumentLength is the longest entry of command or args, in characters.
+	MaxArgumentLength = 16384
+	// MaxEnvItems is the most variables env may have.
+	MaxEnvItems = 128
+	// MaxEnvNameLength is the longest name of an environment variable.
+	MaxEnvNameLength = 256
+	// MaxEnvValueLength is the longest value of an environment variable.
+	MaxEnvValueLength = 16384
+	// MaxCommandArgsEnvLength is the most characters command, args and env
+	// (names, values, and the names, keys and paths a valueFrom refers to)
+	// may hold together: the bound that matters for memory, so that a task
+	// at every limit stays a few tens of KiB.
+	MaxCommandArgsEnvLength = 32768
+	// MaxReferenceLength is the longest name or key an env variable's
+	// valueFrom refers to (a ConfigMap, Secret, key, field or resource).
+	MaxReferenceLength = 253
+	// MaxResourceEntries is the most entries resources.limits and
+	// resources.requests may each have, and MaxResourceClaims the most claims.
+	MaxResourceEntries = 16
+	MaxResourceClaims  = 16
+	// MaxCapabilities is the most capabilities securityContext.capabilities
+	// may add, and the most it may drop.
+	MaxCapabilities = 64
+	// MaxActiveRuns is the most run names status.activeRuns lists.
+	MaxActiveRuns = 100
+	// MaxConditions is the most conditions a status may hold.
+	MaxConditions = 16
+)
+
+// ScheduleTaskSpec is "run this container on this schedule". command, args
+// and env together hold at most 32768 characters (env counted with the
+// names, keys and paths its valueFrom refers to).
+// +kubebuilder:validation:XValidation:rule="(has(self.command) ? self.command.map(c, size(c)).sum() : 0) + (has(self.args) ? self.args.map(a, size(a)).sum() : 0) + (has(self.env) ? self.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0) + (!has(e.valueFrom) ? 0 : (has(e.valueFrom.configMapKeyRef) ? size(e.valueFrom.configMapKeyRef.key) + (has(e.valueFrom.configMapKeyRef.name) ? size(e.valueFrom.configMapKeyRef.name) : 0) : 0) + (has(e.valueFrom.secretKeyRef) ? size(e.valueFrom.secretKeyRef.key) + (has(e.valueFrom.secretKeyRef.name) ? size(e.valueFrom.secretKeyRef.name) : 0) : 0) + (has(e.valueFrom.fieldRef) ? size(e.valueFrom.fieldRef.fieldPath) + (has(e.valueFrom.fieldRef.apiVersion) ? size(e.valueFrom.fieldRef.apiVersion) : 0) : 0) + (has(e.valueFrom.resourceFieldRef) ? size(e.valueFrom.resourceFieldRef.resource) + (has(e.valueFrom.resourceFieldRef.containerName) ? size(e.valueFrom.resourceFieldRef.containerName) : 0) : 0) + (has(e.valueFrom.fileKeyRef) ? size(e.valueFrom.fileKeyRef.volumeName) + size(e.valueFrom.fileKeyRef.path) + size(e.valueFrom.fileKeyRef.key) : 0))).sum() : 0) <= 32768",message="command, args and env (names, values and what valueFrom refers to) must hold at most 32768 characters together"
 type ScheduleTaskSpec struct {
 	// schedule is a cron expression with the meaning a CronJob gives it: five
 	// fields, or one of @yearly, @annually, @monthly, @weekly, @daily,
-	// @midnight, @hourly.
+	// @midnight, @hourly. @every and anything that fires more often than
+	// once a minute are refused. At most 256 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="must not set a time zone with TZ= or CRON_TZ=; use spec.timeZone"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('@every')",message="@every is not part of the CronJob schedule language; use five fields, e.g. \"*/5 * * * *\""
 	Schedule string `json:"schedule,omitempty"`
 
 	// timeZone is the IANA name of the zone the schedule is read in, for
-	// example "Europe/Berlin". The kube-controller-manager's zone when unset.
+	// example "Europe/Berlin". The kube-controller-manager's zone when unset;
+	// when set, not empty and not "Local", which the CronJob API refuses.
+	// At most 64 characters.
+	// ---
+	// Exception to kube-api-linter's optionalfields: "" is now refused
+	// (minLength 1, as the CronJob API refuses it), so the field would not
+	// need a pointer, but it stays one: nil is "unset" in the CronJob's
+	// *string timeZone it is copied to, in the controllers, the CLI and the
+	// tests, and the wire format is the same.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
-	TimeZone *string `json:"timeZone,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local'",message="must name an explicit IANA zone such as \"Europe/Berlin\": the CronJob API refuses \"Local\""
+	TimeZone *string `json:"timeZone,omitempty"` //nolint:kubeapilinter // nil means unset, as in batch/v1, see above
 
-	// image is the container image to run.
+	// image is the container image to run. At most 512 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// command overrides the image's entrypoint.
+	// command overrides the image's entrypoint. At most 64 entries of at
+	// most 16384 characters each; command, args and env together hold at
+	// most 32768 characters.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=16384
 	Command []string `json:"command,omitempty"`
 
-	// args are the arguments to the entrypoint.
+	// args are the arguments to the entrypoint. At most 256 entries of at
+	// most 16384 characters each; command, args and env together hold at
+	// most 32768 characters.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=16384
 	Args []string `json:"args,omitempty"`
 
-	// env sets environment variables in the container.
+	// env sets environment variables in the container. At most 128
+	// variables; a name has at most 256 characters, a value at most 16384,
+	// and a valueFrom's names and keys at most 253 (a fileKeyRef's path
+	// 4096); command, args and env together hold at most 32768 characters.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:items:XValidation:rule="size(self.name) <= 256",message="must be at most 256 characters",fieldPath=".name"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.value) || size(self.value) <= 16384",message="must be at most 16384 characters",fieldPath=".value"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.configMapKeyRef) || ((!has(self.valueFrom.configMapKeyRef.name) || size(self.valueFrom.configMapKeyRef.name) <= 253) && size(self.valueFrom.configMapKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.configMapKeyRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.secretKeyRef) || ((!has(self.valueFrom.secretKeyRef.name) || size(self.valueFrom.secretKeyRef.name) <= 253) && size(self.valueFrom.secretKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.secretKeyRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fieldRef) || ((!has(self.valueFrom.fieldRef.apiVersion) || size(self.valueFrom.fieldRef.apiVersion) <= 253) && size(self.valueFrom.fieldRef.fieldPath) <= 253)",message="apiVersion and fieldPath must be at most 253 characters each",fieldPath=".valueFrom.fieldRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.resourceFieldRef) || ((!has(self.valueFrom.resourceFieldRef.containerName) || size(self.valueFrom.resourceFieldRef.containerName) <= 253) && size(self.valueFrom.resourceFieldRef.resource) <= 253 && (!has(self.valueFrom.resourceFieldRef.divisor) || type(self.valueFrom.resourceFieldRef.divisor) != string || size(self.valueFrom.resourceFieldRef.divisor) <= 64))",message="containerName and resource must be at most 253 characters each, divisor at most 64",fieldPath=".valueFrom.resourceFieldRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fileKeyRef) || (size(self.valueFrom.fileKeyRef.volumeName) <= 253 && size(self.valueFrom.fileKeyRef.path) <= 4096 && size(self.valueFrom.fileKeyRef.key) <= 253)",message="volumeName and key must be at most 253 characters each, path at most 4096",fieldPath=".valueFrom.fileKeyRef"
 	Env []corev1.EnvVar `json:"env,omitempty"`
 
-	// resources are the container's compute requests and limits.
+	// resources are the container's compute requests and limits. limits and
+	// requests have at most 16 entries each, with names of at most 253
+	// characters and quantities of at most 64; claims at most 16, with name
+	// and request of at most 63 characters (DNS labels).
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || (size(self.limits) <= 16 && self.limits.all(k, size(k) <= 253 && (type(self.limits[k]) != string || size(self.limits[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".limits"
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || (size(self.requests) <= 16 && self.requests.all(k, size(k) <= 253 && (type(self.requests[k]) != string || size(self.requests[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".requests"
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || (size(self.claims) <= 16 && self.claims.all(c, size(c.name) <= 63 && (!has(c.request) || size(c.request) <= 63)))",message="must have at most 16 claims, each with name and request of at most 63 characters",fieldPath=".claims"
 	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// securityContext is the container's security context. When unset, runs
 	// get no privilege escalation and the runtime's default seccomp profile;
 	// a task that needs more, or that must meet the restricted Pod Security
 	// Standard (runAsNonRoot, capabilities drop ALL), says so here.
+	// capabilities.add and capabilities.drop have at most 64 entries of at
+	// most 64 characters; seLinuxOptions' strings and the Windows user and
+	// credential spec name at most 253 characters, the credential spec 4096,
+	// localhost profiles 1024, the other strings 64.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.capabilities) || !has(self.capabilities.add) || (size(self.capabilities.add) <= 64 && self.capabilities.add.all(c, size(c) <= 64))",message="must have at most 64 entries of at most 64 characters",fieldPath=".capabilities.add"
+	// +kubebuilder:validation:XValidation:rule="!has(self.capabilities) || !has(self.capabilities.drop) || (size(self.capabilities.drop) <= 64 && self.capabilities.drop.all(c, size(c) <= 64))",message="must have at most 64 entries of at most 64 characters",fieldPath=".capabilities.drop"
+	// +kubebuilder:validation:XValidation:rule="!has(self.seLinuxOptions) || ((!has(self.seLinuxOptions.user) || size(self.seLinuxOptions.user) <= 253) && (!has(self.seLinuxOptions.role) || size(self.seLinuxOptions.role) <= 253) && (!has(self.seLinuxOptions.type) || size(self.seLinuxOptions.type) <= 253) && (!has(self.seLinuxOptions.level) || size(self.seLinuxOptions.level) <= 253))",message="user, role, type and level must be at most 253 characters each",fieldPath=".seLinuxOptions"
+	// +kubebuilder:validation:XValidation:rule="!has(self.windowsOptions) || ((!has(self.windowsOptions.gmsaCredentialSpecName) || size(self.windowsOptions.gmsaCredentialSpecName) <= 253) && (!has(self.windowsOptions.gmsaCredentialSpec) || size(self.windowsOptions.gmsaCredentialSpec) <= 4096) && (!has(self.windowsOptions.runAsUserName) || size(self.windowsOptions.runAsUserName) <= 253))",message="gmsaCredentialSpecName and runAsUserName must be at most 253 characters each, gmsaCredentialSpec at most 4096",fieldPath=".windowsOptions"
+	// +kubebuilder:validation:XValidation:rule="!has(self.procMount) || size(self.procMount) <= 64",message="must be at most 64 characters",fieldPath=".procMount"
+	// +kubebuilder:validation:XValidation:rule="!has(self.seccompProfile) || (size(self.seccompProfile.type) <= 64 && (!has(self.seccompProfile.localhostProfile) || size(self.seccompProfile.localhostProfile) <= 1024))",message="type must be at most 64 characters, localhostProfile at most 1024",fieldPath=".seccompProfile"
+	// +kubebuilder:validation:XValidation:rule="!has(self.appArmorProfile) || (size(self.appArmorProfile.type) <= 64 && (!has(self.appArmorProfile.localhostProfile) || size(self.appArmorProfile.localhostProfile) <= 1024))",message="type must be at most 64 characters, localhostProfile at most 1024",fieldPath=".appArmorProfile"
 	SecurityContext *corev1.SecurityContext `json:"securityContext,omitempty"`
 
-	// serviceAccountName is the ServiceAccount the run's pod uses.
+	// serviceAccountName is the ServiceAccount the run's pod uses. At most
+	// 253 characters.
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
@@ -183,10 +273,11 @@ type ScheduleTaskSpec struct {
 // ScheduleTaskStatus is rebuilt by the operator from the task's CronJob and
 // TaskRuns on every reconcile.
 type ScheduleTaskStatus struct {
-	// conditions are the latest observations of the task's state.
+	// conditions are the latest observations of the task's state. At most 16.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// lastScheduleTime is when a run was last started.
@@ -197,9 +288,10 @@ type ScheduleTaskStatus struct {
 	// +optional
 	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
 
-	// lastTaskRunName is the name of the newest TaskRun.
+	// lastTaskRunName is the name of the newest TaskRun. At most 253 characters.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	LastTaskRunName string `json:"lastTaskRunName,omitempty"`
 
 	// triggerCount is the number of runs ever started; unset until the first.
@@ -216,9 +308,12 @@ type ScheduleTaskStatus struct {
 	// +optional
 	Active bool `json:"active"` //nolint:kubeapilinter // always-written bool for the Active column, see above
 
-	// activeRuns are the names of the TaskRuns in progress.
+	// activeRuns are the names of the TaskRuns in progress, in name order;
+	// the first 100 when more are active (active stays true).
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MaxLength=253
 	ActiveRuns []string `json:"activeRuns,omitempty"`
 
 	// nextScheduleTime is when the next scheduled run is due, computed in the

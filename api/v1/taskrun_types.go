@@ -63,21 +63,30 @@ const (
 	ReasonDeadlineExceeded = "DeadlineExceeded"
 	// ReasonCancelled: the run was stopped, for example because its task was deleted.
 	ReasonCancelled = "Cancelled"
+	// ReasonTaskNotFound: a manual run's ScheduleTask did not exist (it was
+	// deleted, or never made) for the whole grace period after the run was
+	// created, so no Job could be started for it.
+	ReasonTaskNotFound = "TaskNotFound"
+	// ReasonTaskCannotRun: a manual run's ScheduleTask existed but had no
+	// usable CronJob (Ready False, for example because the CronJob API
+	// refused it) for the whole grace period after the run was created.
+	ReasonTaskCannotRun = "TaskCannotRun"
 )
 
 // JobRef identifies the Job that carries a run. Name and UID together, so a
 // later Job of the same name is never mistaken for this one.
 type JobRef struct {
-	// name of the Job.
+	// name of the Job. At most 63 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name,omitempty"`
 
-	// uid of the Job.
+	// uid of the Job. At most 128 characters.
 	// +required
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
 	UID types.UID `json:"uid,omitempty"`
 }
 
@@ -87,7 +96,8 @@ type JobRef struct {
 // +kubebuilder:validation:XValidation:rule="has(self.scheduledTime) == has(oldSelf.scheduledTime)",message="scheduledTime is immutable"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.jobRef) || has(self.jobRef)",message="jobRef cannot be removed once set"
 type TaskRunSpec struct {
-	// scheduleTaskName is the name of the ScheduleTask, in the same namespace.
+	// scheduleTaskName is the name of the ScheduleTask, in the same
+	// namespace. At most 253 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
@@ -118,10 +128,11 @@ type TaskRunSpec struct {
 
 // TaskRunStatus follows the run's Job and pods.
 type TaskRunStatus struct {
-	// conditions are the latest observations of the run's state.
+	// conditions are the latest observations of the run's state. At most 16.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// phase is Pending, Running, Succeeded or Failed.
@@ -140,9 +151,11 @@ type TaskRunStatus struct {
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
-	// duration is completionTime minus startTime, for display.
+	// duration is completionTime minus startTime, for display. At most 64
+	// characters.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
 	Duration string `json:"duration,omitempty"`
 
 	// attempts is the number of pods tried; unset until the first.
@@ -151,23 +164,28 @@ type TaskRunStatus struct {
 	Attempts int32 `json:"attempts,omitempty"`
 
 	// reason is a CamelCase word for why the run is in its phase, for example
-	// Completed, BackoffLimitExceeded, DeadlineExceeded or Cancelled.
+	// Completed, BackoffLimitExceeded, DeadlineExceeded or Cancelled. At
+	// most 1024 characters, as a condition's reason.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
 	Reason string `json:"reason,omitempty"`
 
-	// message is a human-readable account of the reason.
+	// message is a human-readable account of the reason. At most 32768
+	// characters, as a condition's message.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32768
 	Message string `json:"message,omitempty"`
 
 	// exitCode is the exit code of the last failed container.
 	// +optional
 	ExitCode *int32 `json:"exitCode,omitempty"`
 
-	// podName is the name of the run's last pod.
+	// podName is the name of the run's last pod. At most 253 characters.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	PodName string `json:"podName,omitempty"`
 }
 

@@ -23,22 +23,26 @@ import (
 
 // ScheduleTaskSpec is the first design of a scheduled task. It has no
 // concurrency policy: converted to v1, a task gets v1's default, Allow.
+// +kubebuilder:validation:XValidation:rule="!has(self.command) || self.command.map(c, size(c)).sum() <= 32768",message="command must hold at most 32768 characters together"
 type ScheduleTaskSpec struct {
-	// schedule is a cron expression, as in v1.
+	// schedule is a cron expression, as in v1. At most 256 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
 	Schedule string `json:"schedule,omitempty"`
 
-	// image is the container image to run.
+	// image is the container image to run. At most 512 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// command overrides the image's entrypoint.
+	// command overrides the image's entrypoint. At most 64 entries of at
+	// most 16384 characters each, and 32768 characters together, as in v1.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=16384
 	Command []string `json:"command,omitempty"`
 
 	// backoffLimit is the number of retries after a failed attempt.
@@ -65,10 +69,11 @@ type ScheduleTaskSpec struct {
 
 // ScheduleTaskStatus is the part of v1's status the first design had.
 type ScheduleTaskStatus struct {
-	// conditions are the latest observations of the task's state.
+	// conditions are the latest observations of the task's state. At most 16.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// lastScheduleTime is when a run was last started.

@@ -44,6 +44,10 @@ type Options struct {
 	// templates of the tasks' CronJobs (provenance.KeySecretName): the
 	// manager's own namespace.
 	SigningKeyNamespace string
+	// ManualRunGrace is how long a manual run waits for a task that does not
+	// exist or cannot run before it ends Failed; the TaskRun controller's
+	// default when zero.
+	ManualRunGrace time.Duration
 }
 
 // signingKeyTimeout bounds reading (or making) the signing key at start.
@@ -75,9 +79,10 @@ func Setup(mgr ctrl.Manager, o Options) error {
 
 	// TaskRun: follows each run's Job and pods.
 	if err := (&taskrun.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(taskrun.ControllerName + "-controller"),
+		Client:         mgr.GetClient(),
+		APIReader:      mgr.GetAPIReader(),
+		Recorder:       mgr.GetEventRecorder(taskrun.ControllerName + "-controller"),
+		ManualRunGrace: o.ManualRunGrace,
 	}).SetupWithManager(mgr, max(o.TaskRunWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
 	}

@@ -18,6 +18,7 @@ package schedule
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,10 @@ const fuzzRuns = 5
 // schedule only moves forward: Next is strictly after the time it is given
 // (or zero when the schedule never fires) and in the task's zone, and NextN
 // is strictly increasing, starts with Next and stops early only when the
-// schedule never fires again.
+// schedule never fires again. It also protects admission's stricter reading:
+// Check accepts exactly what the parser accepts less robfig/cron's @every
+// (the documented language), and what it accepts never fires twice within a
+// minute.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []struct {
 		expr, zone string
@@ -70,6 +74,11 @@ func FuzzParse(f *testing.F) {
 		{"@midnight", "", 0},
 		{"@hourly", "Asia/Kathmandu", 0},
 		{"@every 90s", "", 0},
+		{"@every 1s", "", 0},
+		{"@every", "", 0},
+		{"TZ=UTC @every 1s", "", 0},
+		{"CRON_TZ=UTC   @every 2s", "", 0},
+		{"*/10 * * * * *", "", 0},
 		{"@every -1h", "", 0},
 		{"@reboot", "", 0},
 		{"@fortnightly", "", 0},
@@ -95,6 +104,26 @@ func FuzzParse(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, expr, zone string, offset int64) {
+		checkErr := Check(expr)
+		if wantOK := parseStandard(expr) == nil && !isEvery(expr); (checkErr == nil) != wantOK {
+			t.Fatalf("Check(%q) error = %v, but cron.ParseStandard error = %v and @every = %t",
+				expr, checkErr, parseStandard(expr), isEvery(expr))
+		}
+		if checkErr == nil {
+			s, err := Parse(expr, "")
+			if err != nil {
+				t.Fatalf("Check(%q) accepted what Parse refuses: %v", expr, err)
+			}
+			from := fuzzEpoch.Add(time.Duration(uint64(offset)%fuzzSpan) * time.Second)
+			prev := time.Time{}
+			for _, r := range s.NextN(from, fuzzRuns) {
+				if !prev.IsZero() && r.Sub(prev) < time.Minute {
+					t.Fatalf("Check(%q) accepted a schedule that fires at %v and again at %v", expr, prev, r)
+				}
+				prev = r
+			}
+		}
+
 		s, err := Parse(expr, zone)
 
 		wantLoc, zoneErr := time.LoadLocation(zone) // "" is UTC, as in Parse
@@ -148,6 +177,18 @@ func parseStandard(expr string) (err error) {
 	}()
 	_, err = cron.ParseStandard(expr)
 	return err
+}
+
+// isEvery reports whether robfig/cron reads expr as "@every <duration>":
+// the expression, after an optional TZ= or CRON_TZ= prefix and the spaces
+// that follow it, starts with "@every".
+func isEvery(expr string) bool {
+	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
+		if i := strings.Index(expr, " "); i >= 0 {
+			expr = strings.TrimSpace(expr[i:])
+		}
+	}
+	return strings.HasPrefix(expr, "@every")
 }
 
 // lastOr returns the last of ts, or def when there is none.

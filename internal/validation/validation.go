@@ -26,7 +26,6 @@ import (
 
 	"github.com/distribution/reference"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/schedule"
@@ -49,20 +48,21 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	spec := field.NewPath("spec")
 	s := &st.Spec
 
-	zone := ptr.Deref(s.TimeZone, "")
 	switch {
 	case s.Schedule == "":
 		errs = append(errs, field.Required(spec.Child("schedule"), "a cron expression such as \"0 */2 * * *\" or \"@daily\""))
 	case strings.Contains(s.Schedule, "TZ="):
 		errs = append(errs, field.Invalid(spec.Child("schedule"), s.Schedule, "must not set a time zone with TZ= or CRON_TZ=; use spec.timeZone"))
 	default:
-		if _, err := schedule.Parse(s.Schedule, ""); err != nil {
+		if err := schedule.Check(s.Schedule); err != nil {
 			errs = append(errs, field.Invalid(spec.Child("schedule"), s.Schedule, cronHint(err)))
 		}
 	}
-	if zone != "" {
-		if _, err := schedule.Parse("@daily", zone); err != nil {
-			errs = append(errs, field.Invalid(spec.Child("timeZone"), zone, "not a time zone of the IANA database, such as \"Europe/Berlin\""))
+	// An unset zone is the kube-controller-manager's; a set one must be one
+	// the CronJob API accepts, or the task would never get its CronJob.
+	if s.TimeZone != nil {
+		if err := schedule.CheckZone(*s.TimeZone); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("timeZone"), *s.TimeZone, err.Error()))
 		}
 	}
 
@@ -83,6 +83,7 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	errs = append(errs, inRange(spec.Child("startingDeadlineSeconds"), s.StartingDeadlineSeconds, 10, -1)...)
 	errs = append(errs, inRange(spec.Child("successfulRunsHistoryLimit"), s.SuccessfulRunsHistoryLimit, 0, 1000)...)
 	errs = append(errs, inRange(spec.Child("failedRunsHistoryLimit"), s.FailedRunsHistoryLimit, 0, 1000)...)
+	errs = append(errs, bounds(spec, s)...)
 	return errs
 }
 
@@ -103,8 +104,8 @@ func inRange[T int32 | int64](path *field.Path, v *T, lo, hi int64) field.ErrorL
 
 // cronHint turns the parser's error into advice.
 func cronHint(err error) string {
-	return "not a cron expression the CronJob controller accepts (five fields: minute hour day-of-month month day-of-week, " +
-		"or @yearly, @monthly, @weekly, @daily, @hourly): " + strings.TrimPrefix(err.Error(), "invalid cron expression ")
+	return "not a cron expression of the CronJob schedule language (five fields: minute hour day-of-month month day-of-week, " +
+		"or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly): " + strings.TrimPrefix(err.Error(), "invalid cron expression ")
 }
 
 // Format renders each problem as `<field>: <what is wrong> (<the value>)`,

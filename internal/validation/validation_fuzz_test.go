@@ -19,11 +19,14 @@ package validation
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/robfig/cron/v3"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -58,8 +61,9 @@ const crdPath = "../../config/crd/bases/platform.example.com_scheduletasks.yaml"
 // verdict on each field is checked against references that share no code
 // with it: the schedule against the CronJob controller's parser
 // (cron.ParseStandard, a panic counting as a rejection) with the documented
-// restrictions (not empty, no TZ= or CRON_TZ=); the time zone against the
-// time zone database (time.LoadLocation); the numbers and the concurrency
+// restrictions (not empty, no TZ= or CRON_TZ=, no @every); the time zone,
+// when set, against the CronJob API's rules (not empty, not Local, its
+// characters) and the time zone database (time.LoadLocation); the numbers and the concurrency
 // policy against the minimum, maximum and enum of the generated CRD's
 // schema, which validation promises to repeat; and the name against the
 // length of the Job names the CronJob controller makes from it.
@@ -128,7 +132,9 @@ func FuzzValidateScheduleTask(f *testing.F) {
 			t.Fatalf("ScheduleTask is not deterministic: %q, then %q", Format(errs), Format(again))
 		}
 		for _, e := range errs {
-			if !strings.HasPrefix(e.Field, "spec.") && !strings.HasPrefix(e.Field, "metadata.") {
+			// "spec" itself is named by the one rule that spans several
+			// fields: the total length of command, args and env.
+			if e.Field != "spec" && !strings.HasPrefix(e.Field, "spec.") && !strings.HasPrefix(e.Field, "metadata.") {
 				t.Errorf("error %q names no field under spec. or metadata.", e.Error())
 			}
 			if e.Type == "" || e.Detail == "" {
@@ -150,12 +156,14 @@ func FuzzValidateScheduleTask(f *testing.F) {
 		expect(t, errs, "metadata.name", len(name)+len("-0123456789") > 63, "name of %d characters", len(name))
 
 		cronErr := parseStandard(sched)
-		expect(t, errs, "spec.schedule", sched == "" || strings.Contains(sched, "TZ=") || cronErr != nil,
-			"schedule %q (cron.ParseStandard: %v)", sched, cronErr)
+		tooLong := int64(utf8.RuneCountInString(sched)) > ptr.Deref(schema["schedule"].MaxLength, math.MaxInt64)
+		expect(t, errs, "spec.schedule", sched == "" || strings.Contains(sched, "TZ=") || strings.HasPrefix(sched, "@every") ||
+			cronErr != nil || tooLong, "schedule %q (cron.ParseStandard: %v, longer than the schema allows: %t)", sched, cronErr, tooLong)
 
 		zone := ptr.Deref(st.Spec.TimeZone, "")
 		_, zoneErr := time.LoadLocation(zone)
-		expect(t, errs, "spec.timeZone", zone != "" && zoneErr != nil, "time zone %q (time.LoadLocation: %v)", zone, zoneErr)
+		expect(t, errs, "spec.timeZone", st.Spec.TimeZone != nil && (zone == "" || zoneErr != nil || !cronJobAcceptsZone(zone)),
+			"time zone %q (time.LoadLocation: %v, CronJob API accepts: %t)", zone, zoneErr, cronJobAcceptsZone(zone))
 
 		enum := schema["concurrencyPolicy"].Enum
 		expect(t, errs, "spec.concurrencyPolicy", policy != "" && !inEnum(enum, policy), "policy %q (schema enum %s)", policy, enumString(enum))
@@ -194,6 +202,25 @@ func hasErrorOn(errs field.ErrorList, path string) bool {
 		}
 	}
 	return false
+}
+
+// cronJobZonePart is the CronJob API's pattern for each part of a zone name.
+var cronJobZonePart = regexp.MustCompile(`^[A-Za-z\.\-_0-9+]{1,14}$`)
+
+// cronJobAcceptsZone is the CronJob API's validateTimeZone
+// (k8s.io/kubernetes/pkg/apis/batch/validation), less the time zone database
+// lookup: not empty, not Local in any case, and every slash-separated part
+// made of the allowed characters, not "." or ".." and not starting with "-".
+func cronJobAcceptsZone(zone string) bool {
+	if zone == "" || strings.EqualFold(zone, "Local") {
+		return false
+	}
+	for part := range strings.SplitSeq(zone, "/") {
+		if part == "." || part == ".." || strings.HasPrefix(part, "-") || !cronJobZonePart.MatchString(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseStandard reports what the CronJob controller's parser makes of expr,

@@ -78,6 +78,9 @@ type config struct {
 	Workers int `json:"workers"`
 	// RunFor is how long a burst task's pod runs.
 	RunFor time.Duration `json:"runFor"`
+	// MaxSizeTasks are added last, at the API's size limits, for the
+	// memory a tenant can make the manager hold per task; 0 skips them.
+	MaxSizeTasks int `json:"maxSizeTasks"`
 }
 
 // syncPeriod is the manager's --sync-period during the benchmark: short
@@ -145,6 +148,8 @@ type results struct {
 		Writes       float64 `json:"writes"`
 		Reconciles   float64 `json:"reconciles"`
 	} `json:"coldStart"`
+	// MaxSize is the memory of tasks at the size limits (figure 3b).
+	MaxSize maxSizeResult `json:"maxSize"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	Duplicates []string `json:"runsNotOnePerJob"`
 	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
@@ -212,6 +217,7 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		{"memory", b.memory},
 		{"cold start", b.coldStart},
 		{"idle writes", b.idle},
+		{"tasks at the size limits", b.maxSize},
 	}
 	for _, s := range steps {
 		harness.Logf("bench: %s", s.name)

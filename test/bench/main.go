@@ -59,6 +59,9 @@ func defaultConfig() config {
 		Burst:       400,
 		Workers:     4,
 		RunFor:      2 * time.Second,
+		// 500 tasks of about 33 KiB: about a minute to create and converge,
+		// and a heap growth well above the noise of the collector.
+		MaxSizeTasks: 500,
 	}
 }
 
@@ -89,12 +92,17 @@ func configFromEnv(cfg config) (config, error) {
 	ints := map[string]*int{
 		"BENCH_N": &cfg.Tasks, "BENCH_BURST_TASKS": &cfg.BurstTasks, "BENCH_MEMORY_TASKS": &cfg.MemoryTasks,
 		"BENCH_MEMORY_RUNS": &cfg.MemoryRuns, "BENCH_API_BURST": &cfg.Burst, "BENCH_WORKERS": &cfg.Workers,
+		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks,
 	}
 	for name, p := range ints {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return cfg, fmt.Errorf("%s=%q: want a positive whole number", name, v)
+			least := 1
+			if name == "BENCH_MAXSIZE_TASKS" {
+				least = 0 // 0 skips the figure
+			}
+			if err != nil || n < least {
+				return cfg, fmt.Errorf("%s=%q: want a whole number of at least %d", name, v, least)
 			}
 			*p = n
 		}
@@ -155,6 +163,11 @@ func printTable(w io.Writer, r *results) {
 	row(tw, "3", fmt.Sprintf("memory, %d tasks and %d runs", mem.Tasks, mem.Runs),
 		fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", mem.RSSMiB, mem.PeakRSSMiB, mem.HeapMiB),
 		fmt.Sprintf("RSS <= %d MiB", targetRSSMiB), mem.Tasks > 0 && mem.RSSMiB <= targetRSSMiB)
+	if ms := r.MaxSize; ms.Tasks > 0 {
+		fmt.Fprintf(tw, "3b\tmemory, +%d tasks at the size limits\t"+
+			"RSS %.0f -> %.0f MiB, live heap %.0f -> %.0f MiB (%.0f KiB per task)\t-\t-\n",
+			ms.Tasks, ms.RSSBeforeMiB, ms.RSSAfterMiB, ms.HeapBeforeMiB, ms.HeapAfterMiB, ms.HeapPerTaskKiB)
+	}
 	idle := r.Idle
 	idleFor := time.Duration(idle.Seconds * float64(time.Second)).Round(time.Second)
 	row(tw, "4", fmt.Sprintf("idle writes, %s with full resyncs", idleFor),

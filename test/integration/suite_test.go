@@ -75,6 +75,11 @@ func waitForWebhookServer(ctx context.Context, mgr ctrl.Manager) error {
 // that a reconcile that writes when nothing changed shows up within seconds.
 const resyncPeriod = 3 * time.Second
 
+// manualRunGrace is the manager's --manual-run-grace in these tests: a few
+// seconds instead of a minute, so the tests of runs that cannot start end
+// quickly.
+const manualRunGrace = 3 * time.Second
+
 // k8sClient talks to the envtest API server without a cache, so every read
 // sees the server's current state.
 var k8sClient client.Client
@@ -134,7 +139,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	if err := controller.Setup(mgr, controller.Options{
-		ScheduleTaskWorkers: 2, TaskRunWorkers: 2, SigningKeyNamespace: "default",
+		ScheduleTaskWorkers: 2, TaskRunWorkers: 2, SigningKeyNamespace: "default", ManualRunGrace: manualRunGrace,
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: controllers:", err)
 		return 1

@@ -93,6 +93,9 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 	}
 	slices.Sort(st.ActiveRuns)
 	st.Active = len(st.ActiveRuns) > 0
+	// The schema bounds the list (it is cached with every task); a longer
+	// one would make every status write fail.
+	st.ActiveRuns = st.ActiveRuns[:min(len(st.ActiveRuns), platformv1.MaxActiveRuns)]
 	if newest != nil {
 		st.LastTaskRunName = newest.Name
 	}

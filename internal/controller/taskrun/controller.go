@@ -76,6 +76,10 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
+	// ManualRunGrace is how long a manual run waits for a task that does not
+	// exist or cannot run before it ends Failed (orphan.go);
+	// DefaultManualRunGrace when zero.
+	ManualRunGrace time.Duration
 
 	// writes tells a cached run that this manager's status writes have
 	// replaced, so a pass does not start from it and end in a conflict.
@@ -84,6 +88,7 @@ type Reconciler struct {
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks,verbs=get
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -111,7 +116,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if err := r.checkOrphan(ctx, tr, obs); err != nil {
+		return ctrl.Result{}, err
+	}
 	var res ctrl.Result
+	res.RequeueAfter = obs.orphanRecheck
 	if obs.uncached {
 		// The Job is not in the cache (it lacks the managed-by label, made
 		// before the operator set it): no event will tell of its progress.

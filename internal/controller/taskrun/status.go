@@ -37,6 +37,10 @@ type observation struct {
 	jobGone bool
 	// uncached: the Job was found on the API server, not in the cache.
 	uncached bool
+	// orphan: a manual run that must end because its task does not exist
+	// or cannot run (orphan.go); orphanRecheck: when to look again.
+	orphan        *orphanVerdict
+	orphanRecheck time.Duration
 }
 
 // buildStatus rebuilds a running TaskRun's status from its Job and pods.
@@ -55,6 +59,10 @@ func buildStatus(tr *platformv1.TaskRun, obs *observation, now time.Time) platfo
 		st.Message = tr.Annotations[platformv1.StopMessageAnnotation]
 		st.CompletionTime = &metav1.Time{Time: now}
 		st.Attempts, st.PodName, st.ExitCode = tr.Status.Attempts, tr.Status.PodName, tr.Status.ExitCode
+	case obs.orphan != nil:
+		st.Phase = platformv1.TaskRunFailed
+		st.Reason, st.Message = obs.orphan.reason, obs.orphan.message
+		st.CompletionTime = &metav1.Time{Time: now}
 	case tr.Spec.JobRef == nil:
 		reason, message = string(platformv1.TaskRunPending), "Waiting for the run's Job to be started"
 	case obs.jobGone:

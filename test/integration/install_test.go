@@ -1,0 +1,151 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+)
+
+// managerDeployment returns the manager's Deployment of an install.
+func managerDeployment(t *testing.T, m manifests) *appsv1.Deployment {
+	t.Helper()
+	var d *appsv1.Deployment
+	each(t, m, "Deployment", func(_ string, obj *appsv1.Deployment) { d = obj })
+	if d == nil {
+		t.Fatalf("%s: no Deployment", m.source)
+	}
+	return d
+}
+
+// selects reports whether sel matches the pod template's labels.
+func selects(t *testing.T, sel *metav1.LabelSelector, pod map[string]string) bool {
+	t.Helper()
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return !s.Empty() && s.Matches(labels.Set(pod))
+}
+
+// webhookPort is the manager container's webhook-server port.
+func webhookPort(t *testing.T, d *appsv1.Deployment) int32 {
+	t.Helper()
+	for _, c := range d.Spec.Template.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.Name == "webhook-server" {
+				return p.ContainerPort
+			}
+		}
+	}
+	t.Fatalf("Deployment %s has no webhook-server port", d.Name)
+	return 0
+}
+
+// The optional network policies must let the API server reach the webhook
+// server, or enabling them stops every write of the operator's kinds (the
+// webhooks fail closed). The API server's address cannot be selected
+// portably, so the rule admits the port from anywhere.
+func TestNetworkPolicy_AdmitsTheWebhookPortFromAnywhere(t *testing.T) {
+	deploy := managerDeployment(t, render(t, "kubectl", "kustomize", "config/default"))
+	port := webhookPort(t, deploy)
+	pod := deploy.Spec.Template.Labels
+	for _, m := range []manifests{
+		render(t, "kubectl", "kustomize", "config/network-policy"),
+		helmTemplate(t, "networkPolicy.enabled=true"),
+	} {
+		t.Run(m.source, func(t *testing.T) {
+			admitted, policies := false, 0
+			each(t, m, "NetworkPolicy", func(name string, np *networkingv1.NetworkPolicy) {
+				if !selects(t, &np.Spec.PodSelector, pod) {
+					return
+				}
+				policies++
+				for _, in := range np.Spec.Ingress {
+					if len(in.From) > 0 {
+						continue
+					}
+					for _, p := range in.Ports {
+						tcp := ptr.Deref(p.Protocol, corev1.ProtocolTCP) == corev1.ProtocolTCP
+						if p.Port != nil && p.Port.IntValue() == int(port) && tcp {
+							admitted = true
+						}
+					}
+				}
+			})
+			if policies == 0 {
+				t.Fatalf("no NetworkPolicy selects the manager's pods")
+			}
+			if !admitted {
+				t.Errorf("no NetworkPolicy admits TCP %d from every source: enabling them blocks the webhooks", port)
+			}
+		})
+	}
+}
+
+// Both installs keep a replica through voluntary disruptions and spread the
+// replicas over nodes; the chart lets both be tuned or turned off.
+func TestInstall_ManagerHasADisruptionBudgetAndSpreadsOverNodes(t *testing.T) {
+	check := func(t *testing.T, m manifests, wantPDB, wantAffinity bool) {
+		t.Helper()
+		d := managerDeployment(t, m)
+		pod := d.Spec.Template.Labels
+		pdbs := 0
+		each(t, m, "PodDisruptionBudget", func(name string, pdb *policyv1.PodDisruptionBudget) {
+			if !selects(t, pdb.Spec.Selector, pod) {
+				t.Errorf("PodDisruptionBudget %s does not select the manager's pods", name)
+			}
+			if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() != 1 {
+				t.Errorf("PodDisruptionBudget %s: minAvailable %v, want 1", name, pdb.Spec.MinAvailable)
+			}
+			if r := ptr.Deref(d.Spec.Replicas, 1); r < 2 {
+				t.Errorf("PodDisruptionBudget %s with %d replica would block every drain", name, r)
+			}
+			pdbs++
+		})
+		if got := pdbs == 1; got != wantPDB {
+			t.Errorf("%d PodDisruptionBudgets, want one: %t", pdbs, wantPDB)
+		}
+		spread := false
+		if a := d.Spec.Template.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+			for _, term := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+				if term.PodAffinityTerm.TopologyKey == corev1.LabelHostname && selects(t, term.PodAffinityTerm.LabelSelector, pod) {
+					spread = true
+				}
+			}
+			if len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0 {
+				t.Errorf("required anti-affinity would leave a replica unscheduled on a one-node cluster")
+			}
+		}
+		if spread != wantAffinity {
+			t.Errorf("preferred anti-affinity over %s: %t, want %t", corev1.LabelHostname, spread, wantAffinity)
+		}
+	}
+	t.Run("kustomize", func(t *testing.T) { check(t, render(t, "kubectl", "kustomize", "config/default"), true, true) })
+	t.Run("helm defaults", func(t *testing.T) { check(t, helmTemplate(t), true, true) })
+	t.Run("helm, both off", func(t *testing.T) {
+		check(t, helmTemplate(t, "podDisruptionBudget.enabled=false", "podAntiAffinity.enabled=false"), false, false)
+	})
+	t.Run("helm, one replica", func(t *testing.T) { check(t, helmTemplate(t, "replicaCount=1"), false, true) })
+}
