@@ -31,9 +31,9 @@ import (
 	"github.com/example/platform-operator/internal/testutil"
 )
 
-// expectRefused creates st and requires a 422 naming field, with nothing
+// expectTaskRefused creates st and requires a 422 naming field, with nothing
 // stored.
-func expectRefused(t *testing.T, st *platformv1.ScheduleTask, field string) {
+func expectTaskRefused(t *testing.T, st *platformv1.ScheduleTask, field string) {
 	t.Helper()
 	ctx := context.Background()
 	err := k8sClient.Create(ctx, st)
@@ -69,7 +69,7 @@ func TestAdmission_AcceptsTheDocumentedScheduleLanguageOnly(t *testing.T) {
 	refused := []string{"@every 1s", "@every 30s", "@every 1h", "@every", "* * * * * *", "*/10 * * * * *", "@reboot"}
 	for i, s := range refused {
 		t.Run(s, func(t *testing.T) {
-			expectRefused(t, testutil.NewScheduleTask(ns, fmt.Sprintf("bad-%d", i), testutil.WithSchedule(s)), "spec.schedule")
+			expectTaskRefused(t, testutil.NewScheduleTask(ns, fmt.Sprintf("bad-%d", i), testutil.WithSchedule(s)), "spec.schedule")
 		})
 	}
 }
@@ -83,7 +83,7 @@ func TestAdmission_RefusesTimeZonesTheCronJobAPIRefuses(t *testing.T) {
 		t.Run(fmt.Sprintf("%q", z), func(t *testing.T) {
 			st := testutil.NewScheduleTask(ns, fmt.Sprintf("zone-%d", i))
 			st.Spec.TimeZone = ptr.To(z)
-			expectRefused(t, st, "spec.timeZone")
+			expectTaskRefused(t, st, "spec.timeZone")
 		})
 	}
 	st := testutil.NewScheduleTask(ns, "berlin")
