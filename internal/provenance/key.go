@@ -36,11 +36,12 @@ const (
 	KeySecretKey  = "key"
 )
 
-// The manager reads and fills only its own key Secret. Creating it cannot be
-// narrowed to a name (RBAC has no name before an object exists), but a
-// create grants no read of any other Secret.
+// The manager reads and fills only its own key Secret, which the installs
+// ship empty: creating a Secret cannot be narrowed to a name (RBAC has no
+// name before an object exists), so the manager is not granted it. Run out
+// of a cluster with wider rights (make run, the tests), it creates the
+// Secret when it is missing.
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;update,resourceNames=platform-operator-signing-key
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=create
 
 // LoadSigner returns a Signer with the key of the Secret KeySecretName in
 // namespace, making the key first if there is none. It is race-free among

@@ -85,3 +85,10 @@ func Kind(obj map[string]any) string {
 	kind, _ := obj["kind"].(string)
 	return kind
 }
+
+// Name returns the metadata.name of a decoded object, or "" when it has none.
+func Name(obj map[string]any) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	return name
+}
