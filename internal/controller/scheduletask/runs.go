@@ -363,6 +363,17 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		return err
 	}
 
+	// The TaskRun controller may have just ended the run (its task could
+	// not run for the grace period) where the cache does not show it yet: a
+	// live read keeps a run recorded as Failed from being started after all.
+	live := &platformv1.TaskRun{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(tr), live); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if live.IsFinished() || stopping(live) || live.Spec.JobRef != nil {
+		return nil
+	}
+
 	// Concurrency is judged on a live read: the cache may not show a Job
 	// started a moment ago, and this reconcile is the only one for the task.
 	active, err := r.activeJobs(ctx, task, cj)
