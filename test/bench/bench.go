@@ -130,6 +130,9 @@ type results struct {
 		JobToRun              stats `json:"jobToTaskRun"`
 		CompletionToSucceeded stats `json:"completionToSucceeded"`
 		CronJobSkew           stats `json:"cronJobSkew"`
+		// Burst tells where the recording time goes, from the fire minute
+		// until every run is recorded and finished.
+		Burst burstDiagnosis `json:"burst"`
 	} `json:"recording"`
 	Memory struct {
 		Tasks      int     `json:"tasks"`
@@ -155,6 +158,46 @@ type results struct {
 	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
 	// saved beside the JSON.
 	HeapProfile []byte `json:"-"`
+}
+
+// burstDiagnosis says where the time of the recording figure goes: how much
+// the ScheduleTask controller worked, how long passes waited in its queue,
+// and whether the late runs are those of late Jobs.
+type burstDiagnosis struct {
+	// TaskPasses and Writes are the ScheduleTask controller's reconciles and
+	// the manager's writes during the burst.
+	TaskPasses float64 `json:"taskPasses"`
+	Writes     float64 `json:"writes"`
+	// QueueWaitP50UpTo and QueueWaitP99UpTo bound the ScheduleTask queue's
+	// wait quantiles from above (histogram buckets).
+	QueueWaitP50UpTo float64 `json:"queueWaitP50UpToSeconds"`
+	QueueWaitP99UpTo float64 `json:"queueWaitP99UpToSeconds"`
+	// LateRuns counts runs recorded more than lateRun after their Job was
+	// seen; LateJobSkew is the CronJob controller's skew of their Jobs.
+	LateRuns    int   `json:"lateRuns"`
+	LateJobSkew stats `json:"lateJobSkew"`
+}
+
+// lateRun is when a run counts as recorded late in the burst diagnosis.
+const lateRun = 10 * time.Second
+
+// diagnoseBurst compares the manager's metrics before and after the burst;
+// toRun and skew are per Job, in the same order.
+func diagnoseBurst(before, after sample, toRun, skew []time.Duration) burstDiagnosis {
+	d := burstDiagnosis{
+		TaskPasses:       after.taskPasses - before.taskPasses,
+		Writes:           after.writes - before.writes,
+		QueueWaitP50UpTo: quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.50),
+		QueueWaitP99UpTo: quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.99),
+	}
+	var lateSkew []time.Duration
+	for i, t := range toRun {
+		if t > lateRun {
+			lateSkew = append(lateSkew, skew[i])
+		}
+	}
+	d.LateRuns, d.LateJobSkew = len(lateSkew), newStats(lateSkew)
+	return d
 }
 
 // bench is one benchmark run in progress.
@@ -352,6 +395,10 @@ func (b *bench) recording(ctx context.Context) error {
 	// The first minute that starts after every task is ready: all fire on it.
 	minute := time.Now().Truncate(time.Minute).Add(time.Minute)
 	harness.Logf("bench: %d tasks fire at %s", b.cfg.BurstTasks, minute.Format(time.TimeOnly))
+	before, err := scrape(ctx, b.manager)
+	if err != nil {
+		return err
+	}
 	var notes map[types.UID]harness.JobNote
 	err = poll(ctx, minute.Add(b.cfg.RunFor).Add(5*time.Minute), func() (bool, error) {
 		notes = map[types.UID]harness.JobNote{}
@@ -384,9 +431,14 @@ func (b *bench) recording(ctx context.Context) error {
 		toSucceeded = append(toSucceeded, runs[0].Succeeded.Sub(n.Completed))
 		skew = append(skew, n.Seen.Sub(n.Scheduled))
 	}
+	after, err := scrape(ctx, b.manager)
+	if err != nil {
+		return err
+	}
 	r := &b.res.Recording
 	r.Runs = len(notes)
 	r.JobToRun, r.CompletionToSucceeded, r.CronJobSkew = newStats(toRun), newStats(toSucceeded), newStats(skew)
+	r.Burst = diagnoseBurst(before, after, toRun, skew)
 	// Stop the tasks firing and take them away: the next figures need a
 	// known number of tasks and runs.
 	return b.deleteNamespace(ctx, nsBurst)

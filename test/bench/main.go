@@ -159,6 +159,12 @@ func printTable(w io.Writer, r *results) {
 	row(tw, "", "Job complete -> TaskRun Succeeded", lat(rec.CompletionToSucceeded),
 		fmt.Sprintf("p99 <= %gs, max <= %gs", targetP99, targetMax), ok(rec.CompletionToSucceeded))
 	fmt.Fprintf(tw, "\tCronJob controller skew (not ours)\t%s\t-\t-\n", lat(rec.CronJobSkew))
+	bd := rec.Burst
+	fmt.Fprintf(tw, "\tburst: ScheduleTask passes, writes, queue wait\t"+
+		"%.0f passes, %.0f manager writes; queue wait p50 <= %gs, p99 <= %gs\t-\t-\n",
+		bd.TaskPasses, bd.Writes, bd.QueueWaitP50UpTo, bd.QueueWaitP99UpTo)
+	fmt.Fprintf(tw, "\tburst: runs recorded > %s after their Job\t%d (their Jobs' skew: %s)\t-\t-\n",
+		lateRun, bd.LateRuns, lat(bd.LateJobSkew))
 	mem := r.Memory
 	row(tw, "3", fmt.Sprintf("memory, %d tasks and %d runs", mem.Tasks, mem.Runs),
 		fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", mem.RSSMiB, mem.PeakRSSMiB, mem.HeapMiB),

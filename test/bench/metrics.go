@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -30,6 +31,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
 	"github.com/example/platform-operator/test/harness"
 )
@@ -46,6 +48,40 @@ type sample struct {
 	depth float64
 	// heapInuse is the Go heap in use, in bytes.
 	heapInuse float64
+	// taskPasses counts the ScheduleTask controller's finished reconciles.
+	taskPasses float64
+	// taskQueueWait is the ScheduleTask work queue's wait histogram
+	// (workqueue_queue_duration_seconds): cumulative counts by upper bound.
+	taskQueueWait []bucket
+}
+
+// bucket is one cumulative bucket of a histogram.
+type bucket struct {
+	le    float64
+	count float64
+}
+
+// quantileUpTo is the upper bound of the bucket in which quantile q of the
+// observations between two scrapes of a histogram falls: an upper bound on
+// that quantile.
+func quantileUpTo(before, after []bucket, q float64) float64 {
+	if len(after) == 0 {
+		return math.NaN()
+	}
+	delta := func(i int) float64 {
+		d := after[i].count
+		if i < len(before) {
+			d -= before[i].count
+		}
+		return d
+	}
+	total := delta(len(after) - 1)
+	for i := range after {
+		if total > 0 && delta(i) >= q*total {
+			return after[i].le
+		}
+	}
+	return math.Inf(1)
 }
 
 // scrape reads the manager's metrics; the benchmark runs it with
@@ -76,6 +112,20 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	s.reconciles = sum(families["controller_runtime_reconcile_total"])
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
+	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
+		if label(m, "controller") == scheduletask.ControllerName {
+			s.taskPasses += m.GetCounter().GetValue()
+		}
+	}
+	for _, m := range families["workqueue_queue_duration_seconds"].GetMetric() {
+		if label(m, "name") != scheduletask.ControllerName {
+			continue
+		}
+		for _, b := range m.GetHistogram().GetBucket() {
+			s.taskQueueWait = append(s.taskQueueWait, bucket{le: b.GetUpperBound(), count: float64(b.GetCumulativeCount())})
+		}
+		s.taskQueueWait = append(s.taskQueueWait, bucket{le: math.Inf(1), count: float64(m.GetHistogram().GetSampleCount())})
+	}
 	return s, nil
 }
 

@@ -69,7 +69,8 @@ func TestAdmission_AcceptsTheDocumentedScheduleLanguageOnly(t *testing.T) {
 	refused := []string{"@every 1s", "@every 30s", "@every 1h", "@every", "* * * * * *", "*/10 * * * * *", "@reboot"}
 	for i, s := range refused {
 		t.Run(s, func(t *testing.T) {
-			expectTaskRefused(t, testutil.NewScheduleTask(ns, fmt.Sprintf("bad-%d", i), testutil.WithSchedule(s)), "spec.schedule")
+			st := testutil.NewScheduleTask(ns, fmt.Sprintf("bad-%d", i), testutil.WithSchedule(s))
+			expectTaskRefused(t, st, "spec.schedule")
 		})
 	}
 }
