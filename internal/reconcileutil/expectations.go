@@ -21,6 +21,9 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
 // Expectations remembers, per key, values this manager has caused and the
@@ -66,6 +69,21 @@ func (e *Expectations[K, V]) Has(key K, v V) bool {
 	return ok && (e.TTL <= 0 || e.now().Sub(t) <= e.TTL)
 }
 
+// Take reports whether v is remembered under key, and forgets it.
+func (e *Expectations[K, V]) Take(key K, v V) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.m[key][v]
+	if !ok {
+		return false
+	}
+	delete(e.m[key], v)
+	if len(e.m[key]) == 0 {
+		delete(e.m, key)
+	}
+	return e.TTL <= 0 || e.now().Sub(t) <= e.TTL
+}
+
 // Forget drops everything remembered under key.
 func (e *Expectations[K, V]) Forget(key K) {
 	e.mu.Lock()
@@ -105,29 +123,68 @@ func (e *Expectations[K, V]) now() time.Time {
 	return e.Clock.Now()
 }
 
-// OwnWrites remembers, per object UID, the resourceVersions that this
-// manager's own writes replaced, until the cache shows a version they did
-// not replace. A pass that starts from a version the manager has already
-// replaced would work from stale data and end in a conflict (at scale, a
-// storm of them); it is skipped instead, because the watch event of the write
-// that replaced it is on its way and starts a pass on fresh data.
+// OwnWrites remembers, per object UID, what this manager's own writes did to
+// the object, for two uses.
+//
+// The resourceVersions its writes replaced, until the cache shows a version
+// they did not replace: a pass that starts from a version the manager has
+// already replaced would work from stale data and end in a conflict (at
+// scale, a storm of them); it is skipped instead (Stale), because the watch
+// event of the write that replaced it is on its way and starts a pass on
+// fresh data.
+//
+// The resourceVersions its writes produced, until their watch event arrives:
+// the pass that wrote knew what it wrote, so the echo of its own write need
+// not wake the object again (NotOwnEcho), unless a pass skipped as stale is
+// waiting for exactly that event.
 type OwnWrites struct {
-	e Expectations[string, string]
+	replaced Expectations[string, string]
+	produced Expectations[string, string]
+	// waiting holds the UIDs whose pass was skipped as stale.
+	waiting sync.Map
 }
 
-// Wrote records that a write replaced version before of the object uid.
-func (w *OwnWrites) Wrote(uid, before string) { w.e.Remember(uid, before) }
+// Wrote records that a write replaced version before of obj, which now holds
+// what the write returned.
+func (w *OwnWrites) Wrote(obj client.Object, before string) {
+	uid := string(obj.GetUID())
+	w.replaced.Remember(uid, before)
+	w.produced.Remember(uid, obj.GetResourceVersion())
+}
 
 // Stale reports whether version rv of object uid is one this manager's own
 // writes replaced. Any other version means the cache has caught up (or
 // someone else wrote), and what was remembered of the object is dropped.
 func (w *OwnWrites) Stale(uid, rv string) bool {
-	if w.e.Has(uid, rv) {
+	if w.replaced.Has(uid, rv) {
+		w.waiting.Store(uid, struct{}{})
 		return true
 	}
-	w.e.Forget(uid)
+	w.replaced.Forget(uid)
+	w.produced.Forget(uid)
 	return false
 }
 
+// NotOwnEcho drops the update events of the versions this manager's own
+// writes produced, and passes every other event. Such an update changes
+// nothing the writing pass did not know; waking the object for it would
+// only repeat that pass. The exception is an echo a pass skipped as stale
+// waits for.
+func (w *OwnWrites) NotOwnEcho() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		if e.ObjectNew == nil {
+			return true
+		}
+		uid := string(e.ObjectNew.GetUID())
+		echo := w.produced.Take(uid, e.ObjectNew.GetResourceVersion())
+		_, waited := w.waiting.LoadAndDelete(uid)
+		return !echo || waited
+	}}
+}
+
 // Forget drops what is known of an object, once it is gone.
-func (w *OwnWrites) Forget(uid string) { w.e.Forget(uid) }
+func (w *OwnWrites) Forget(uid string) {
+	w.replaced.Forget(uid)
+	w.produced.Forget(uid)
+	w.waiting.Delete(uid)
+}

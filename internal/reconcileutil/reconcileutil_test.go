@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/runtime"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -33,6 +34,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
 // parse decodes a JSON literal as encoding/json does for both sides of Contains.
@@ -251,10 +253,15 @@ func TestExpectations_RemembersPerKeyUntilTheTTL(t *testing.T) {
 	}
 }
 
+// written is an object as a write that replaced version before left it at after.
+func written(uid, after string) *batchv1.Job {
+	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), ResourceVersion: after}}
+}
+
 func TestOwnWrites_AVersionReplacedByOwnWriteIsStaleUntilTheCacheCatchesUp(t *testing.T) {
 	var w OwnWrites
-	w.Wrote("uid", "10")
-	w.Wrote("uid", "11")
+	w.Wrote(written("uid", "11"), "10")
+	w.Wrote(written("uid", "12"), "11")
 	if !w.Stale("uid", "10") || !w.Stale("uid", "11") {
 		t.Fatalf("versions our writes replaced are not stale")
 	}
@@ -266,6 +273,78 @@ func TestOwnWrites_AVersionReplacedByOwnWriteIsStaleUntilTheCacheCatchesUp(t *te
 	}
 	if w.Stale("other", "10") {
 		t.Errorf("another object's version is stale")
+	}
+}
+
+func TestOwnWrites_NotOwnEchoDropsTheEchoOfOwnWritesOnly(t *testing.T) {
+	var w OwnWrites
+	p := w.NotOwnEcho()
+	update := func(old, rv string) bool {
+		return p.Update(event.UpdateEvent{ObjectOld: written("uid", old), ObjectNew: written("uid", rv)})
+	}
+	w.Wrote(written("uid", "11"), "10")
+	if update("10", "11") {
+		t.Errorf("the echo of our own write passed")
+	}
+	if !update("11", "12") {
+		t.Errorf("someone else's write was dropped")
+	}
+	if !update("10", "11") {
+		t.Errorf("an echo passed once is dropped again (a resync repeats a version)")
+	}
+
+	// A pass skipped as stale waits for the echo: it must pass.
+	w.Wrote(written("uid", "14"), "13")
+	if !w.Stale("uid", "13") {
+		t.Fatalf("the replaced version is not stale")
+	}
+	if !update("13", "14") {
+		t.Errorf("the echo a skipped pass waits for was dropped")
+	}
+	w.Wrote(written("uid", "15"), "14")
+	if update("14", "15") {
+		t.Errorf("the wait was not used up by the echo it waited for")
+	}
+
+	w.Wrote(written("uid", "16"), "15")
+	w.Forget("uid")
+	if !update("15", "16") {
+		t.Errorf("Forget left an expected echo behind")
+	}
+	if !p.Create(event.CreateEvent{Object: written("uid", "1")}) {
+		t.Errorf("a create was dropped")
+	}
+}
+
+func TestSpecOrMetadataChanged_DropsStatusOnlyUpdates(t *testing.T) {
+	base := func() *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Generation: 1, ResourceVersion: "1",
+			Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"c": "d"},
+			OwnerReferences: []metav1.OwnerReference{{Name: "o", UID: "u"}}, Finalizers: []string{"f"}}}
+	}
+	now := metav1.Now()
+	cases := map[string]struct {
+		change func(*batchv1.Job)
+		want   bool
+	}{
+		"status only":        {func(j *batchv1.Job) { j.Status.Active = 1; j.ResourceVersion = "2" }, false},
+		"generation":         {func(j *batchv1.Job) { j.Generation = 2 }, true},
+		"label":              {func(j *batchv1.Job) { j.Labels["a"] = "x" }, true},
+		"annotation removed": {func(j *batchv1.Job) { j.Annotations = nil }, true},
+		"owner reference":    {func(j *batchv1.Job) { j.OwnerReferences[0].UID = "v" }, true},
+		"finalizer":          {func(j *batchv1.Job) { j.Finalizers = nil }, true},
+		"deletion":           {func(j *batchv1.Job) { j.DeletionTimestamp = &now }, true},
+	}
+	p := SpecOrMetadataChanged()
+	for name, tc := range cases {
+		n := base()
+		tc.change(n)
+		if got := p.Update(event.UpdateEvent{ObjectOld: base(), ObjectNew: n}); got != tc.want {
+			t.Errorf("%s: passed = %v, want %v", name, got, tc.want)
+		}
+	}
+	if !p.Create(event.CreateEvent{Object: base()}) || !p.Delete(event.DeleteEvent{Object: base()}) {
+		t.Errorf("creates and deletes must pass")
 	}
 }
 

@@ -48,7 +48,7 @@ func WriteStatus[S any](ctx context.Context, c client.Client, obj client.Object,
 		return false, fmt.Errorf("update status: %w", err)
 	}
 	if writes != nil {
-		writes.Wrote(string(obj.GetUID()), before)
+		writes.Wrote(obj, before)
 	}
 	return true, nil
 }

@@ -125,7 +125,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.Update(ctx, task); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
-		r.writes.Wrote(string(task.UID), before)
+		r.writes.Wrote(task, before)
 	}
 	return r.reconcileNormal(ctx, task)
 }
@@ -171,12 +171,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		reconcileutil.LabelIndex(platformv1.ScheduleTaskLabel)); err != nil {
 		return fmt.Errorf("index Jobs by task: %w", err)
 	}
+	// Each watch passes only what can change the task's pass: under a burst
+	// every needless pass queues ahead of the Jobs waiting to be recorded.
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&platformv1.ScheduleTask{}).
-		Owns(&batchv1.CronJob{}).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(taskForLabeled)).
+		For(&platformv1.ScheduleTask{}, builder.WithPredicates(r.writes.NotOwnEcho())).
+		Owns(&batchv1.CronJob{}, builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(taskForLabeled),
+			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
 		Watches(&platformv1.TaskRun{}, handler.EnqueueRequestsFromMapFunc(taskForTaskRun),
-			builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, taskRunPhaseChanged()))).
+			builder.WithPredicates(taskRunChangesTask())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))
@@ -201,13 +204,30 @@ func taskForTaskRun(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: tr.Namespace, Name: tr.Spec.ScheduleTaskName}}}
 }
 
-// taskRunPhaseChanged passes TaskRun updates that change the phase, so a run
-// finishing wakes its task to rebuild active and lastResult, while the many
-// other status writes of a run do not.
-func taskRunPhaseChanged() predicate.Funcs {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		o, ok1 := e.ObjectOld.(*platformv1.TaskRun)
-		n, ok2 := e.ObjectNew.(*platformv1.TaskRun)
-		return ok1 && ok2 && o.Status.Phase != n.Status.Phase
-	}}
+// taskRunChangesTask passes the TaskRun events that change what a task's
+// pass does or what its status says: a new manual run, a run's spec or
+// metadata changing, a run reaching its end (phase, completion time) or
+// starting when it has no scheduled time (it then dates lastScheduleTime),
+// and deletions. A run recorded from a Job is skipped at creation, since the
+// pass that recorded it counted it already, and so are the status writes of
+// a running run (Pending to Running with a scheduled time, retries,
+// conditions), which would each wake the task for nothing.
+func taskRunChangesTask() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool {
+			tr, ok := e.Object.(*platformv1.TaskRun)
+			return !ok || tr.Spec.JobRef == nil
+		},
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*platformv1.TaskRun)
+			n, ok2 := e.ObjectNew.(*platformv1.TaskRun)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return reconcileutil.SpecOrMetadataChanged().Update(e) ||
+				o.IsFinished() != n.IsFinished() ||
+				n.IsFinished() && (o.Status.Phase != n.Status.Phase || !o.Status.CompletionTime.Equal(n.Status.CompletionTime)) ||
+				!runStart(o).Equal(runStart(n))
+		},
+	}
 }

@@ -349,7 +349,7 @@ func (r *Reconciler) requestRunNow(ctx context.Context, task *platformv1.Schedul
 	if err := r.Patch(ctx, task, patch); err != nil {
 		return fmt.Errorf("mark %s handled: %w", platformv1.RunNowAnnotation, err)
 	}
-	r.writes.Wrote(string(task.UID), before)
+	r.writes.Wrote(task, before)
 	return nil
 }
 

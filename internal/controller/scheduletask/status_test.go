@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
@@ -203,5 +204,38 @@ func TestBuildStatus_NextScheduleTimeIsNeverInThePast(t *testing.T) {
 	st := buildStatus(task, &observation{}, now)
 	if want := now.Add(5 * time.Minute); st.NextScheduleTime == nil || !st.NextScheduleTime.Time.Equal(want) {
 		t.Errorf("nextScheduleTime = %v at a fire time, want the following one %s", st.NextScheduleTime, want)
+	}
+}
+
+func TestTaskRunChangesTask_PassesWhatTheStatusReads(t *testing.T) {
+	p := taskRunChangesTask()
+	update := func(o, n *platformv1.TaskRun) bool {
+		return p.Update(event.UpdateEvent{ObjectOld: o, ObjectNew: n})
+	}
+	pending := run("a", 1, 1, platformv1.TaskRunPending)
+	if update(pending, run("a", 1, 1, platformv1.TaskRunRunning)) {
+		t.Errorf("Pending to Running of a scheduled run woke the task; its status does not change")
+	}
+	if !update(run("a", 1, 1, platformv1.TaskRunRunning), run("a", 1, 1, platformv1.TaskRunSucceeded)) {
+		t.Errorf("a run finishing did not wake its task")
+	}
+	manual, started := run("m", 2, 1, platformv1.TaskRunPending), run("m", 2, 1, platformv1.TaskRunRunning)
+	manual.Spec.ScheduledTime, started.Spec.ScheduledTime = nil, nil
+	start := metav1.NewTime(now)
+	started.Status.StartTime = &start
+	if !update(manual, started) {
+		t.Errorf("a manual run starting did not wake its task; it dates lastScheduleTime")
+	}
+	stopped := pending.DeepCopy()
+	stopped.Annotations[platformv1.StopReasonAnnotation] = "x"
+	if !update(pending, stopped) {
+		t.Errorf("a run asked to stop did not wake its task")
+	}
+	if p.Create(event.CreateEvent{Object: pending}) {
+		t.Errorf("the creation of a run recorded from a Job woke the task that recorded it")
+	}
+	manual.Spec.JobRef = nil
+	if !p.Create(event.CreateEvent{Object: manual}) {
+		t.Errorf("a new manual run did not wake its task")
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -271,7 +272,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		})
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&platformv1.TaskRun{}).
+		// The echo of the run's own status write would only repeat the pass
+		// that wrote it.
+		For(&platformv1.TaskRun{}, builder.WithPredicates(r.writes.NotOwnEcho())).
 		Watches(&batchv1.Job{}, byJobUID(func(o client.Object) string { return string(o.GetUID()) })).
 		Watches(&corev1.Pod{}, byJobUID(controllingJobUID)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
