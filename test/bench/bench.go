@@ -158,7 +158,14 @@ type results struct {
 	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
 	// saved beside the JSON.
 	HeapProfile []byte `json:"-"`
+	// BurstProfile is the manager's CPU profile (pprof) over the first
+	// burstProfileTime of the burst, saved beside the JSON.
+	BurstProfile []byte `json:"-"`
 }
+
+// burstProfileTime is how long the CPU profile of the burst covers, from the
+// fire time: the time in which the runs are recorded.
+const burstProfileTime = 60 * time.Second
 
 // burstDiagnosis says where the time of the recording figure goes: how much
 // the ScheduleTask controller worked, how long passes waited in its queue,
@@ -168,6 +175,11 @@ type burstDiagnosis struct {
 	// the manager's writes during the burst.
 	TaskPasses float64 `json:"taskPasses"`
 	Writes     float64 `json:"writes"`
+	// PassSeconds is the mean time of a ScheduleTask pass, and RunPassSeconds
+	// that of a TaskRun pass (controller_runtime_reconcile_time_seconds):
+	// with the worker count, how long the queue takes to drain.
+	PassSeconds    float64 `json:"passSeconds"`
+	RunPassSeconds float64 `json:"runPassSeconds"`
 	// QueueWaitP50UpTo and QueueWaitP99UpTo bound the ScheduleTask queue's
 	// wait quantiles from above (histogram buckets).
 	QueueWaitP50UpTo float64 `json:"queueWaitP50UpToSeconds"`
@@ -187,6 +199,8 @@ func diagnoseBurst(before, after sample, toRun, skew []time.Duration) burstDiagn
 	d := burstDiagnosis{
 		TaskPasses:       after.taskPasses - before.taskPasses,
 		Writes:           after.writes - before.writes,
+		PassSeconds:      meanDelta(before.taskPassTime, after.taskPassTime),
+		RunPassSeconds:   meanDelta(before.runPassTime, after.runPassTime),
 		QueueWaitP50UpTo: quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.50),
 		QueueWaitP99UpTo: quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.99),
 	}
@@ -399,6 +413,16 @@ func (b *bench) recording(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	profiled := make(chan []byte, 1)
+	go func() {
+		// Started a moment before the fire time; nothing happens before it.
+		time.Sleep(time.Until(minute) - time.Second)
+		p, err := get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", b.pprofPort, int(burstProfileTime.Seconds())))
+		if err != nil {
+			harness.Logf("bench: CPU profile of the burst: %v", err)
+		}
+		profiled <- p
+	}()
 	var notes map[types.UID]harness.JobNote
 	err = poll(ctx, minute.Add(b.cfg.RunFor).Add(5*time.Minute), func() (bool, error) {
 		notes = map[types.UID]harness.JobNote{}
@@ -439,6 +463,11 @@ func (b *bench) recording(ctx context.Context) error {
 	r.Runs = len(notes)
 	r.JobToRun, r.CompletionToSucceeded, r.CronJobSkew = newStats(toRun), newStats(toSucceeded), newStats(skew)
 	r.Burst = diagnoseBurst(before, after, toRun, skew)
+	select {
+	case b.res.BurstProfile = <-profiled:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	// Stop the tasks firing and take them away: the next figures need a
 	// known number of tasks and runs.
 	return b.deleteNamespace(ctx, nsBurst)

@@ -33,6 +33,7 @@ import (
 
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -50,9 +51,23 @@ type sample struct {
 	heapInuse float64
 	// taskPasses counts the ScheduleTask controller's finished reconciles.
 	taskPasses float64
+	// taskPassTime and runPassTime are the ScheduleTask and TaskRun
+	// controllers' reconcile time histograms, as total seconds and count.
+	taskPassTime, runPassTime sumCount
 	// taskQueueWait is the ScheduleTask work queue's wait histogram
 	// (workqueue_queue_duration_seconds): cumulative counts by upper bound.
 	taskQueueWait []bucket
+}
+
+// sumCount is a histogram's sum and count.
+type sumCount struct{ sum, count float64 }
+
+// meanDelta is the mean of the observations between two scrapes.
+func meanDelta(before, after sumCount) float64 {
+	if n := after.count - before.count; n > 0 {
+		return (after.sum - before.sum) / n
+	}
+	return math.NaN()
 }
 
 // bucket is one cumulative bucket of a histogram.
@@ -115,6 +130,15 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		if label(m, "controller") == scheduletask.ControllerName {
 			s.taskPasses += m.GetCounter().GetValue()
+		}
+	}
+	for _, m := range families["controller_runtime_reconcile_time_seconds"].GetMetric() {
+		h := sumCount{m.GetHistogram().GetSampleSum(), float64(m.GetHistogram().GetSampleCount())}
+		switch label(m, "controller") {
+		case scheduletask.ControllerName:
+			s.taskPassTime = h
+		case taskrun.ControllerName:
+			s.runPassTime = h
 		}
 	}
 	for _, m := range families["workqueue_queue_duration_seconds"].GetMetric() {

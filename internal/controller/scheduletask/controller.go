@@ -85,6 +85,10 @@ type Reconciler struct {
 	// unverifiedJobs remembers the Jobs already reported as failing the
 	// proof of origin, so each is reported once.
 	unverifiedJobs reconcileutil.Expectations[types.UID, struct{}]
+	// recordedRuns remembers the TaskRuns this manager has just recorded
+	// from Jobs, until their create event arrives: the pass that recorded a
+	// run counted it, so its creation need not wake the task again.
+	recordedRuns reconcileutil.Expectations[types.UID, struct{}]
 	// learnedTemplates holds, by task UID, a learnedTemplate for each task
 	// whose stored template provenance.Defaulted did not predict.
 	learnedTemplates sync.Map
@@ -160,6 +164,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
 	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
 	r.unverifiedJobs.TTL, r.unverifiedJobs.Clock = unverifiedJobTTL, r.Clock
+	r.recordedRuns.TTL, r.recordedRuns.Clock = recordedRunTTL, r.Clock
 	if r.Signer == nil {
 		return fmt.Errorf("the %s controller needs a Signer", ControllerName)
 	}
@@ -179,7 +184,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(taskForLabeled),
 			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
 		Watches(&platformv1.TaskRun{}, handler.EnqueueRequestsFromMapFunc(taskForTaskRun),
-			builder.WithPredicates(taskRunChangesTask())).
+			builder.WithPredicates(r.taskRunChangesTask())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))
@@ -208,15 +213,15 @@ func taskForTaskRun(_ context.Context, obj client.Object) []reconcile.Request {
 // pass does or what its status says: a new manual run, a run's spec or
 // metadata changing, a run reaching its end (phase, completion time) or
 // starting when it has no scheduled time (it then dates lastScheduleTime),
-// and deletions. A run recorded from a Job is skipped at creation, since the
-// pass that recorded it counted it already, and so are the status writes of
-// a running run (Pending to Running with a scheduled time, retries,
-// conditions), which would each wake the task for nothing.
-func taskRunChangesTask() predicate.Funcs {
+// and deletions. The creation of a run this manager has just recorded from a
+// Job is skipped, since the pass that recorded it counted it already, and so
+// are the status writes of a running run (Pending to Running with a
+// scheduled time, retries, conditions), which would each wake the task for
+// nothing.
+func (r *Reconciler) taskRunChangesTask() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
-			tr, ok := e.Object.(*platformv1.TaskRun)
-			return !ok || tr.Spec.JobRef == nil
+			return !r.recordedRuns.Take(e.Object.GetUID(), struct{}{})
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(*platformv1.TaskRun)

@@ -103,3 +103,7 @@ func expiredRuns(runs []*platformv1.TaskRun, keepSucceeded, keepFailed int) []*p
 // any cache takes to see a delete. After a restart the cache starts fresh and
 // holds no deleted Job, so losing the memory then is harmless.
 const deletedJobTTL = 10 * time.Minute
+
+// recordedRunTTL is how long a recorded run waits for its create event
+// before it is forgotten (a watch that relisted never delivers it).
+const recordedRunTTL = 10 * time.Minute

@@ -252,7 +252,13 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 			return fmt.Errorf("get TaskRun %s: %w", tr.Name, gerr)
 		}
 		if existing.Spec.JobRef != nil && existing.Spec.JobRef.UID == job.UID {
-			return nil // recorded already; the cache had not caught up
+			// Recorded already; the cache had not caught up. The status
+			// counts it now: its create event may have come and gone.
+			rs.runs = append(rs.runs, &existing)
+			if n := runNumber(&existing); n >= rs.nextNumber {
+				rs.nextNumber = n + 1
+			}
+			return nil
 		}
 		// The name is taken by a run of another Job (a user's manual run, or a
 		// Job of the same name that was deleted): derive a second name from
@@ -267,6 +273,7 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 	if err != nil {
 		return fmt.Errorf("create TaskRun for Job %s: %w", job.Name, err)
 	}
+	r.recordedRuns.Remember(tr.UID, struct{}{})
 	ctrl.LoggerFrom(ctx).Info("Recorded run", "taskRun", klog.KObj(tr), "job", klog.KObj(job))
 	r.Recorder.Eventf(task, tr, corev1.EventTypeNormal, EventRunStarted, "Record",
 		"Run %s started on schedule (Job %s)", tr.Name, job.Name)

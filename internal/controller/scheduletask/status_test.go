@@ -208,7 +208,8 @@ func TestBuildStatus_NextScheduleTimeIsNeverInThePast(t *testing.T) {
 }
 
 func TestTaskRunChangesTask_PassesWhatTheStatusReads(t *testing.T) {
-	p := taskRunChangesTask()
+	var r Reconciler
+	p := r.taskRunChangesTask()
 	update := func(o, n *platformv1.TaskRun) bool {
 		return p.Update(event.UpdateEvent{ObjectOld: o, ObjectNew: n})
 	}
@@ -231,11 +232,12 @@ func TestTaskRunChangesTask_PassesWhatTheStatusReads(t *testing.T) {
 	if !update(pending, stopped) {
 		t.Errorf("a run asked to stop did not wake its task")
 	}
+	pending.UID, stopped.UID = "recorded-here", "made-elsewhere"
+	r.recordedRuns.Remember(pending.UID, struct{}{})
 	if p.Create(event.CreateEvent{Object: pending}) {
-		t.Errorf("the creation of a run recorded from a Job woke the task that recorded it")
+		t.Errorf("the creation of a run this manager recorded from a Job woke the task that recorded it")
 	}
-	manual.Spec.JobRef = nil
-	if !p.Create(event.CreateEvent{Object: manual}) {
-		t.Errorf("a new manual run did not wake its task")
+	if !p.Create(event.CreateEvent{Object: stopped}) {
+		t.Errorf("the creation of a run someone else made did not wake its task")
 	}
 }
