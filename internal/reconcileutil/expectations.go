@@ -123,33 +123,41 @@ func (e *Expectations[K, V]) now() time.Time {
 	return e.Clock.Now()
 }
 
-// OwnWrites remembers, per object UID, what this manager's own writes did to
-// the object, for two uses.
+// OwnWrites remembers, per object UID, the updates this manager is making
+// or has made, each by the resourceVersion it replaced. An update sent with
+// that resourceVersion as its precondition either fails or makes the next
+// version of the object, so the version it replaced names it in two places.
 //
-// The resourceVersions its writes replaced, until the cache shows a version
-// they did not replace: a pass that starts from a version the manager has
-// already replaced would work from stale data and end in a conflict (at
-// scale, a storm of them); it is skipped instead (Stale), because the watch
-// event of the write that replaced it is on its way and starts a pass on
-// fresh data.
+// In a pass: a pass that starts from a version the manager has already
+// replaced would work from stale data and end in a conflict (at scale, a
+// storm of them); it is skipped instead (Stale), because the watch event of
+// the write that replaced it is on its way and starts a pass on fresh data.
 //
-// The resourceVersions its writes produced, until their watch event arrives:
-// the pass that wrote knew what it wrote, so the echo of its own write need
-// not wake the object again (NotOwnEcho), unless a pass skipped as stale is
-// waiting for exactly that event.
+// In the watch: the update event whose old object is the replaced version is
+// the echo of the manager's own write. The pass that wrote knew what it
+// wrote, so the echo need not wake the object again (NotOwnEcho), unless a
+// pass skipped as stale waits for exactly that event. The write is
+// registered before it is sent, since its echo may arrive before its answer.
 type OwnWrites struct {
 	replaced Expectations[string, string]
-	produced Expectations[string, string]
+	echoes   Expectations[string, string]
 	// waiting holds the UIDs whose pass was skipped as stale.
 	waiting sync.Map
 }
 
-// Wrote records that a write replaced version before of obj, which now holds
-// what the write returned.
-func (w *OwnWrites) Wrote(obj client.Object, before string) {
-	uid := string(obj.GetUID())
+// Writing records that an update of obj, conditioned on obj's current
+// resourceVersion, is about to be sent; call the returned function with the
+// update's error once it returns. A failed update is forgotten.
+func (w *OwnWrites) Writing(obj client.Object) (done func(error)) {
+	uid, before := string(obj.GetUID()), obj.GetResourceVersion()
 	w.replaced.Remember(uid, before)
-	w.produced.Remember(uid, obj.GetResourceVersion())
+	w.echoes.Remember(uid, before)
+	return func(err error) {
+		if err != nil {
+			w.replaced.Take(uid, before)
+			w.echoes.Take(uid, before)
+		}
+	}
 }
 
 // Stale reports whether version rv of object uid is one this manager's own
@@ -161,22 +169,21 @@ func (w *OwnWrites) Stale(uid, rv string) bool {
 		return true
 	}
 	w.replaced.Forget(uid)
-	w.produced.Forget(uid)
+	w.echoes.Forget(uid)
 	return false
 }
 
-// NotOwnEcho drops the update events of the versions this manager's own
-// writes produced, and passes every other event. Such an update changes
-// nothing the writing pass did not know; waking the object for it would
-// only repeat that pass. The exception is an echo a pass skipped as stale
-// waits for.
+// NotOwnEcho drops the update events that are the echo of this manager's
+// own writes, and passes every other event. Such an update changes nothing
+// the writing pass did not know; waking the object for it would only repeat
+// that pass. The exception is an echo a pass skipped as stale waits for.
 func (w *OwnWrites) NotOwnEcho() predicate.Funcs {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		if e.ObjectNew == nil {
+		if e.ObjectOld == nil || e.ObjectNew == nil {
 			return true
 		}
 		uid := string(e.ObjectNew.GetUID())
-		echo := w.produced.Take(uid, e.ObjectNew.GetResourceVersion())
+		echo := w.echoes.Take(uid, e.ObjectOld.GetResourceVersion())
 		_, waited := w.waiting.LoadAndDelete(uid)
 		return !echo || waited
 	}}
@@ -185,6 +192,6 @@ func (w *OwnWrites) NotOwnEcho() predicate.Funcs {
 // Forget drops what is known of an object, once it is gone.
 func (w *OwnWrites) Forget(uid string) {
 	w.replaced.Forget(uid)
-	w.produced.Forget(uid)
+	w.echoes.Forget(uid)
 	w.waiting.Delete(uid)
 }

@@ -17,13 +17,19 @@ limitations under the License.
 package reconcileutil
 
 import (
+	"context"
 	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // SpecOrMetadataChanged passes creates, deletes and the updates that change
@@ -49,4 +55,35 @@ func specOrMetadataChanged(o, n client.Object) bool {
 		!equality.Semantic.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences()) ||
 		!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
 		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
+}
+
+// UrgentPriority is the work queue priority of the passes UrgentOnCreate
+// asks for; everything else is queued at priority 0 (resyncs and the
+// initial list lower).
+const UrgentPriority = 100
+
+// UrgentOnCreate enqueues the requests mapFn returns, as
+// handler.EnqueueRequestsFromMapFunc does, except that the creation of a
+// watched object puts its request ahead of the rest of the queue. A
+// reconciler uses it for the objects whose arrival must be acted on at once
+// (a Job to record as a run), so that under a burst they do not wait behind
+// passes that only refresh a status. Objects of the initial list are not
+// urgent: at a start, every object is new.
+func UrgentOnCreate(mapFn handler.MapFunc) handler.EventHandler {
+	mapped := handler.EnqueueRequestsFromMapFunc(mapFn)
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request])
+			if !ok || e.IsInInitialList || e.Object == nil {
+				mapped.Create(ctx, e, q)
+				return
+			}
+			for _, req := range mapFn(ctx, e.Object) {
+				pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(UrgentPriority)}, req)
+			}
+		},
+		UpdateFunc:  mapped.Update,
+		DeleteFunc:  mapped.Delete,
+		GenericFunc: mapped.Generic,
+	}
 }

@@ -17,7 +17,11 @@ limitations under the License.
 package reconcileutil
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,7 +38,9 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // parse decodes a JSON literal as encoding/json does for both sides of Contains.
@@ -253,15 +259,18 @@ func TestExpectations_RemembersPerKeyUntilTheTTL(t *testing.T) {
 	}
 }
 
-// written is an object as a write that replaced version before left it at after.
-func written(uid, after string) *batchv1.Job {
-	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), ResourceVersion: after}}
+// at is an object at version rv.
+func at(uid, rv string) *batchv1.Job {
+	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), ResourceVersion: rv}}
 }
+
+// write records a successful update of object uid from version before.
+func write(w *OwnWrites, uid, before string) { w.Writing(at(uid, before))(nil) }
 
 func TestOwnWrites_AVersionReplacedByOwnWriteIsStaleUntilTheCacheCatchesUp(t *testing.T) {
 	var w OwnWrites
-	w.Wrote(written("uid", "11"), "10")
-	w.Wrote(written("uid", "12"), "11")
+	write(&w, "uid", "10")
+	write(&w, "uid", "11")
 	if !w.Stale("uid", "10") || !w.Stale("uid", "11") {
 		t.Fatalf("versions our writes replaced are not stale")
 	}
@@ -274,45 +283,74 @@ func TestOwnWrites_AVersionReplacedByOwnWriteIsStaleUntilTheCacheCatchesUp(t *te
 	if w.Stale("other", "10") {
 		t.Errorf("another object's version is stale")
 	}
+	w.Writing(at("uid", "20"))(errors.New("conflict"))
+	if w.Stale("uid", "20") {
+		t.Errorf("a failed write made the version it did not replace stale")
+	}
 }
 
 func TestOwnWrites_NotOwnEchoDropsTheEchoOfOwnWritesOnly(t *testing.T) {
 	var w OwnWrites
 	p := w.NotOwnEcho()
 	update := func(old, rv string) bool {
-		return p.Update(event.UpdateEvent{ObjectOld: written("uid", old), ObjectNew: written("uid", rv)})
+		return p.Update(event.UpdateEvent{ObjectOld: at("uid", old), ObjectNew: at("uid", rv)})
 	}
-	w.Wrote(written("uid", "11"), "10")
+	// The echo may arrive before the write's answer.
+	done := w.Writing(at("uid", "10"))
 	if update("10", "11") {
-		t.Errorf("the echo of our own write passed")
+		t.Errorf("the echo of our own write, arriving before its answer, passed")
 	}
+	done(nil)
 	if !update("11", "12") {
 		t.Errorf("someone else's write was dropped")
 	}
 	if !update("10", "11") {
-		t.Errorf("an echo passed once is dropped again (a resync repeats a version)")
+		t.Errorf("an echo dropped once is dropped again (a resync repeats a version)")
+	}
+
+	// A failed write has no echo: the next version is someone else's.
+	w.Writing(at("uid", "12"))(errors.New("conflict"))
+	if !update("12", "13") {
+		t.Errorf("after our write failed, someone else's write was dropped")
 	}
 
 	// A pass skipped as stale waits for the echo: it must pass.
-	w.Wrote(written("uid", "14"), "13")
+	write(&w, "uid", "13")
 	if !w.Stale("uid", "13") {
 		t.Fatalf("the replaced version is not stale")
 	}
 	if !update("13", "14") {
 		t.Errorf("the echo a skipped pass waits for was dropped")
 	}
-	w.Wrote(written("uid", "15"), "14")
+	write(&w, "uid", "14")
 	if update("14", "15") {
 		t.Errorf("the wait was not used up by the echo it waited for")
 	}
 
-	w.Wrote(written("uid", "16"), "15")
+	write(&w, "uid", "15")
 	w.Forget("uid")
 	if !update("15", "16") {
 		t.Errorf("Forget left an expected echo behind")
 	}
-	if !p.Create(event.CreateEvent{Object: written("uid", "1")}) {
+	if !p.Create(event.CreateEvent{Object: at("uid", "1")}) {
 		t.Errorf("a create was dropped")
+	}
+}
+
+func TestOwnWrites_WaitedForIsUsedByTheNextEventOnly(t *testing.T) {
+	var w OwnWrites
+	p := w.NotOwnEcho()
+	write(&w, "uid", "10")
+	write(&w, "uid", "11")
+	if !w.Stale("uid", "10") {
+		t.Fatalf("the replaced version is not stale")
+	}
+	// The echo of the first write arrives: the skipped pass waited for it.
+	if !p.Update(event.UpdateEvent{ObjectOld: at("uid", "10"), ObjectNew: at("uid", "11")}) {
+		t.Errorf("the event the skipped pass waits for was dropped")
+	}
+	if p.Update(event.UpdateEvent{ObjectOld: at("uid", "11"), ObjectNew: at("uid", "12")}) {
+		t.Errorf("the second echo passed although nothing waits for it")
 	}
 }
 
@@ -346,6 +384,37 @@ func TestSpecOrMetadataChanged_DropsStatusOnlyUpdates(t *testing.T) {
 	if !p.Create(event.CreateEvent{Object: base()}) || !p.Delete(event.DeleteEvent{Object: base()}) {
 		t.Errorf("creates and deletes must pass")
 	}
+}
+
+func TestUrgentOnCreate_ANewObjectGoesAheadOfTheQueue(t *testing.T) {
+	q := priorityqueue.New[reconcile.Request]("urgent-test")
+	defer q.ShutDown()
+	toParent := func(_ context.Context, o client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: "parent-of-" + o.GetName()}}}
+	}
+	h := UrgentOnCreate(toParent)
+	ctx := context.Background()
+	h.Update(ctx, event.UpdateEvent{ObjectOld: named("a", "1"), ObjectNew: named("a", "2")}, q)
+	h.Create(ctx, event.CreateEvent{Object: named("b", "1"), IsInInitialList: true}, q)
+	h.Create(ctx, event.CreateEvent{Object: named("c", "1")}, q)
+
+	var order []string
+	for range 3 {
+		req, prio, _ := q.GetWithPriority()
+		order = append(order, fmt.Sprintf("%s@%d", req.Name, prio))
+		q.Done(req)
+	}
+	want := []string{"parent-of-c@100", "parent-of-a@0", "parent-of-b@-100"}
+	if !slices.Equal(order, want) {
+		t.Errorf("queue order = %v, want %v (new object first, initial list last)", order, want)
+	}
+}
+
+// named is a Job with a name at version rv.
+func named(name, rv string) *batchv1.Job {
+	j := at(name, rv)
+	j.Name = name
+	return j
 }
 
 func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {

@@ -33,8 +33,9 @@ import (
 //
 // The write is an Update, not a patch: its resourceVersion makes a pass that
 // read a stale object fail with a conflict and run again on fresh data. When
-// writes is not nil the replaced version is recorded there, so the next pass
-// can tell that the cache still shows the version this write replaced.
+// writes is not nil the write is recorded there (see OwnWrites), so the next
+// pass can tell that the cache still shows the version this write replaced,
+// and the write's own watch event can be told apart.
 //
 // Never call it with an object the cache has slimmed (see CacheBlock): the
 // Update would store the slimmed object's empty fields.
@@ -43,12 +44,14 @@ func WriteStatus[S any](ctx context.Context, c client.Client, obj client.Object,
 		return false, nil
 	}
 	*status = desired
-	before := obj.GetResourceVersion()
-	if err := c.Status().Update(ctx, obj); err != nil {
-		return false, fmt.Errorf("update status: %w", err)
-	}
+	done := func(error) {}
 	if writes != nil {
-		writes.Wrote(obj, before)
+		done = writes.Writing(obj)
+	}
+	err := c.Status().Update(ctx, obj)
+	done(err)
+	if err != nil {
+		return false, fmt.Errorf("update status: %w", err)
 	}
 	return true, nil
 }

@@ -174,7 +174,9 @@ type burstDiagnosis struct {
 	// TaskPasses and Writes are the ScheduleTask controller's reconciles and
 	// the manager's writes during the burst.
 	TaskPasses float64 `json:"taskPasses"`
-	Writes     float64 `json:"writes"`
+	// TaskPassErrors are the passes among them that ended in an error.
+	TaskPassErrors float64 `json:"taskPassErrors"`
+	Writes         float64 `json:"writes"`
 	// PassSeconds is the mean time of a ScheduleTask pass, and RunPassSeconds
 	// that of a TaskRun pass (controller_runtime_reconcile_time_seconds):
 	// with the worker count, how long the queue takes to drain.
@@ -198,6 +200,7 @@ const lateRun = 10 * time.Second
 func diagnoseBurst(before, after sample, toRun, skew []time.Duration) burstDiagnosis {
 	d := burstDiagnosis{
 		TaskPasses:       after.taskPasses - before.taskPasses,
+		TaskPassErrors:   after.taskErrors - before.taskErrors,
 		Writes:           after.writes - before.writes,
 		PassSeconds:      meanDelta(before.taskPassTime, after.taskPassTime),
 		RunPassSeconds:   meanDelta(before.runPassTime, after.runPassTime),

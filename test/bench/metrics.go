@@ -32,8 +32,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/example/platform-operator/internal/controller/scheduletask"
-	"github.com/example/platform-operator/internal/testutil/localwebhook"
 	"github.com/example/platform-operator/internal/controller/taskrun"
+	"github.com/example/platform-operator/internal/testutil/localwebhook"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -49,8 +49,9 @@ type sample struct {
 	depth float64
 	// heapInuse is the Go heap in use, in bytes.
 	heapInuse float64
-	// taskPasses counts the ScheduleTask controller's finished reconciles.
-	taskPasses float64
+	// taskPasses counts the ScheduleTask controller's finished reconciles,
+	// taskErrors those that ended in an error.
+	taskPasses, taskErrors float64
 	// taskPassTime and runPassTime are the ScheduleTask and TaskRun
 	// controllers' reconcile time histograms, as total seconds and count.
 	taskPassTime, runPassTime sumCount
@@ -62,12 +63,13 @@ type sample struct {
 // sumCount is a histogram's sum and count.
 type sumCount struct{ sum, count float64 }
 
-// meanDelta is the mean of the observations between two scrapes.
+// meanDelta is the mean of the observations between two scrapes, 0 when
+// there were none (JSON has no NaN).
 func meanDelta(before, after sumCount) float64 {
 	if n := after.count - before.count; n > 0 {
 		return (after.sum - before.sum) / n
 	}
-	return math.NaN()
+	return 0
 }
 
 // bucket is one cumulative bucket of a histogram.
@@ -130,6 +132,9 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		if label(m, "controller") == scheduletask.ControllerName {
 			s.taskPasses += m.GetCounter().GetValue()
+			if label(m, "result") == "error" {
+				s.taskErrors += m.GetCounter().GetValue()
+			}
 		}
 	}
 	for _, m := range families["controller_runtime_reconcile_time_seconds"].GetMetric() {

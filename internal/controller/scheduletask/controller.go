@@ -36,7 +36,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -88,7 +87,7 @@ type Reconciler struct {
 	// recordedRuns remembers the TaskRuns this manager has just recorded
 	// from Jobs, until their create event arrives: the pass that recorded a
 	// run counted it, so its creation need not wake the task again.
-	recordedRuns reconcileutil.Expectations[types.UID, struct{}]
+	recordedRuns reconcileutil.Expectations[types.NamespacedName, struct{}]
 	// learnedTemplates holds, by task UID, a learnedTemplate for each task
 	// whose stored template provenance.Defaulted did not predict.
 	learnedTemplates sync.Map
@@ -125,11 +124,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if controllerutil.AddFinalizer(task, Finalizer) {
-		before := task.ResourceVersion
-		if err := r.Update(ctx, task); err != nil {
+		done := r.writes.Writing(task)
+		err := r.Update(ctx, task)
+		done(err)
+		if err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
-		r.writes.Wrote(task, before)
 	}
 	return r.reconcileNormal(ctx, task)
 }
@@ -180,10 +180,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	// every needless pass queues ahead of the Jobs waiting to be recorded.
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.ScheduleTask{}, builder.WithPredicates(r.writes.NotOwnEcho())).
-		Owns(&batchv1.CronJob{}, builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(taskForLabeled),
+		Owns(&batchv1.CronJob{}, builder.WithPredicates(predicate.Or(
+			reconcileutil.SpecOrMetadataChanged(), cronJobTimesChanged()))).
+		// A new Job is a run to record: its pass goes ahead of the queue.
+		Watches(&batchv1.Job{}, reconcileutil.UrgentOnCreate(taskForLabeled),
 			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
-		Watches(&platformv1.TaskRun{}, handler.EnqueueRequestsFromMapFunc(taskForTaskRun),
+		Watches(&platformv1.TaskRun{}, reconcileutil.UrgentOnCreate(taskForTaskRun),
 			builder.WithPredicates(r.taskRunChangesTask())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
@@ -209,6 +211,19 @@ func taskForTaskRun(_ context.Context, obj client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: tr.Namespace, Name: tr.Spec.ScheduleTaskName}}}
 }
 
+// cronJobTimesChanged passes the CronJob status updates that move the two
+// times the task's status takes from it; the rest of its status (the active
+// list) changes with every Job, whose own events wake the task.
+func cronJobTimesChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*batchv1.CronJob)
+		n, ok2 := e.ObjectNew.(*batchv1.CronJob)
+		return !ok1 || !ok2 ||
+			!o.Status.LastScheduleTime.Equal(n.Status.LastScheduleTime) ||
+			!o.Status.LastSuccessfulTime.Equal(n.Status.LastSuccessfulTime)
+	}}
+}
+
 // taskRunChangesTask passes the TaskRun events that change what a task's
 // pass does or what its status says: a new manual run, a run's spec or
 // metadata changing, a run reaching its end (phase, completion time) or
@@ -221,7 +236,7 @@ func taskForTaskRun(_ context.Context, obj client.Object) []reconcile.Request {
 func (r *Reconciler) taskRunChangesTask() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc: func(e event.CreateEvent) bool {
-			return !r.recordedRuns.Take(e.Object.GetUID(), struct{}{})
+			return !r.recordedRuns.Take(client.ObjectKeyFromObject(e.Object), struct{}{})
 		},
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, ok1 := e.ObjectOld.(*platformv1.TaskRun)

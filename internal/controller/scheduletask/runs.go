@@ -245,7 +245,7 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 	if err := controllerutil.SetControllerReference(task, tr, r.Scheme()); err != nil {
 		return err
 	}
-	err := r.Create(ctx, tr)
+	err := r.createRecord(ctx, tr)
 	if apierrors.IsAlreadyExists(err) {
 		var existing platformv1.TaskRun
 		if gerr := r.APIReader.Get(ctx, client.ObjectKeyFromObject(tr), &existing); gerr != nil {
@@ -265,7 +265,7 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 		// the UID, still deterministic for this Job.
 		tr.Name = truncateName(job.Name, 57) + "-" + string(job.UID)[:5]
 		tr.ResourceVersion = ""
-		err = r.Create(ctx, tr)
+		err = r.createRecord(ctx, tr)
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -273,13 +273,25 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 	if err != nil {
 		return fmt.Errorf("create TaskRun for Job %s: %w", job.Name, err)
 	}
-	r.recordedRuns.Remember(tr.UID, struct{}{})
 	ctrl.LoggerFrom(ctx).Info("Recorded run", "taskRun", klog.KObj(tr), "job", klog.KObj(job))
 	r.Recorder.Eventf(task, tr, corev1.EventTypeNormal, EventRunStarted, "Record",
 		"Run %s started on schedule (Job %s)", tr.Name, job.Name)
 	rs.runs = append(rs.runs, tr)
 	rs.nextNumber++
 	return nil
+}
+
+// createRecord creates a run recorded from a Job. It is remembered before it
+// is sent, since its create event may arrive before the answer, so that the
+// event does not wake the task (see taskRunChangesTask).
+func (r *Reconciler) createRecord(ctx context.Context, tr *platformv1.TaskRun) error {
+	key := client.ObjectKeyFromObject(tr)
+	r.recordedRuns.Remember(key, struct{}{})
+	err := r.Create(ctx, tr)
+	if err != nil {
+		r.recordedRuns.Take(key, struct{}{})
+	}
+	return err
 }
 
 // EventUnverifiedJob: a Job claims to be a run of the task (its CronJob is
@@ -350,13 +362,16 @@ func (r *Reconciler) requestRunNow(ctx context.Context, task *platformv1.Schedul
 	default:
 		return fmt.Errorf("create TaskRun for %s: %w", platformv1.RunNowAnnotation, err)
 	}
-	patch := client.MergeFrom(task.DeepCopy())
+	// The patch is conditioned on the version read, as every write of the
+	// task is (see reconcileutil.OwnWrites).
+	patch := client.MergeFromWithOptions(task.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	task.Annotations[runNowHandledAnnotation] = value
-	before := task.ResourceVersion
-	if err := r.Patch(ctx, task, patch); err != nil {
+	done := r.writes.Writing(task)
+	err = r.Patch(ctx, task, patch)
+	done(err)
+	if err != nil {
 		return fmt.Errorf("mark %s handled: %w", platformv1.RunNowAnnotation, err)
 	}
-	r.writes.Wrote(task, before)
 	return nil
 }
 

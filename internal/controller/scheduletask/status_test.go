@@ -24,9 +24,11 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -232,12 +234,33 @@ func TestTaskRunChangesTask_PassesWhatTheStatusReads(t *testing.T) {
 	if !update(pending, stopped) {
 		t.Errorf("a run asked to stop did not wake its task")
 	}
-	pending.UID, stopped.UID = "recorded-here", "made-elsewhere"
-	r.recordedRuns.Remember(pending.UID, struct{}{})
+	pending.Name, stopped.Name = "recorded-here", "made-elsewhere"
+	r.recordedRuns.Remember(client.ObjectKeyFromObject(pending), struct{}{})
 	if p.Create(event.CreateEvent{Object: pending}) {
 		t.Errorf("the creation of a run this manager recorded from a Job woke the task that recorded it")
 	}
 	if !p.Create(event.CreateEvent{Object: stopped}) {
 		t.Errorf("the creation of a run someone else made did not wake its task")
+	}
+}
+
+func TestCronJobTimesChanged_PassesOnlyTheTimesTheStatusReads(t *testing.T) {
+	p := cronJobTimesChanged()
+	old := &batchv1.CronJob{}
+	active := old.DeepCopy()
+	active.Status.Active = append(active.Status.Active, corev1.ObjectReference{Name: "j"})
+	if p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: active}) {
+		t.Errorf("a change of the active list woke the task")
+	}
+	done := active.DeepCopy()
+	at := metav1.NewTime(now)
+	done.Status.LastSuccessfulTime = &at
+	if !p.Update(event.UpdateEvent{ObjectOld: active, ObjectNew: done}) {
+		t.Errorf("a new lastSuccessfulTime did not wake the task")
+	}
+	fired := old.DeepCopy()
+	fired.Status.LastScheduleTime = &at
+	if !p.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: fired}) {
+		t.Errorf("a new lastScheduleTime did not wake the task")
 	}
 }
