@@ -57,7 +57,7 @@ func defaultConfig() config {
 		Idle:        10 * time.Minute,
 		QPS:         200,
 		Burst:       400,
-		Workers:     4,
+		Workers:     16,
 		RunFor:      2 * time.Second,
 		// 500 tasks of about 33 KiB: about a minute to create and converge,
 		// and a heap growth well above the noise of the collector.
