@@ -30,8 +30,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -264,13 +264,13 @@ func at(uid, rv string) *batchv1.Job {
 	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), ResourceVersion: rv}}
 }
 
-// write records a successful update of object uid from version before.
-func write(w *OwnWrites, uid, before string) { w.Writing(at(uid, before))(nil) }
+// write records a successful update of the object "uid" from version before.
+func write(w *OwnWrites, before string) { w.Writing(at("uid", before))(nil) }
 
 func TestOwnWrites_AVersionReplacedByOwnWriteIsStaleUntilTheCacheCatchesUp(t *testing.T) {
 	var w OwnWrites
-	write(&w, "uid", "10")
-	write(&w, "uid", "11")
+	write(&w, "10")
+	write(&w, "11")
 	if !w.Stale("uid", "10") || !w.Stale("uid", "11") {
 		t.Fatalf("versions our writes replaced are not stale")
 	}
@@ -315,19 +315,19 @@ func TestOwnWrites_NotOwnEchoDropsTheEchoOfOwnWritesOnly(t *testing.T) {
 	}
 
 	// A pass skipped as stale waits for the echo: it must pass.
-	write(&w, "uid", "13")
+	write(&w, "13")
 	if !w.Stale("uid", "13") {
 		t.Fatalf("the replaced version is not stale")
 	}
 	if !update("13", "14") {
 		t.Errorf("the echo a skipped pass waits for was dropped")
 	}
-	write(&w, "uid", "14")
+	write(&w, "14")
 	if update("14", "15") {
 		t.Errorf("the wait was not used up by the echo it waited for")
 	}
 
-	write(&w, "uid", "15")
+	write(&w, "15")
 	w.Forget("uid")
 	if !update("15", "16") {
 		t.Errorf("Forget left an expected echo behind")
@@ -340,8 +340,8 @@ func TestOwnWrites_NotOwnEchoDropsTheEchoOfOwnWritesOnly(t *testing.T) {
 func TestOwnWrites_WaitedForIsUsedByTheNextEventOnly(t *testing.T) {
 	var w OwnWrites
 	p := w.NotOwnEcho()
-	write(&w, "uid", "10")
-	write(&w, "uid", "11")
+	write(&w, "10")
+	write(&w, "11")
 	if !w.Stale("uid", "10") {
 		t.Fatalf("the replaced version is not stale")
 	}
@@ -398,7 +398,7 @@ func TestUrgentOnCreate_ANewObjectGoesAheadOfTheQueue(t *testing.T) {
 	h.Create(ctx, event.CreateEvent{Object: named("b", "1"), IsInInitialList: true}, q)
 	h.Create(ctx, event.CreateEvent{Object: named("c", "1")}, q)
 
-	var order []string
+	order := make([]string, 0, 3)
 	for range 3 {
 		req, prio, _ := q.GetWithPriority()
 		order = append(order, fmt.Sprintf("%s@%d", req.Name, prio))

@@ -45,6 +45,16 @@ const (
 	maxCredentialSpecLength = 4096
 )
 
+// container is the part of a spec that becomes a container: a
+// ScheduleTask's and an AppDeployment's have the same shapes and bounds.
+type container struct {
+	image, serviceAccountName string
+	command, args             []string
+	env                       []corev1.EnvVar
+	resources                 *corev1.ResourceRequirements
+	securityContext           *corev1.SecurityContext
+}
+
 // bounds returns every list or string of the spec that is over its limit
 // (the constants in api/v1, which the CRD's schema repeats), each naming its
 // field; lengths are in characters, as the schema's maxLength counts them.
@@ -52,8 +62,18 @@ func bounds(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, tooLong(spec.Child("schedule"), s.Schedule, maxScheduleLength)...)
 	errs = append(errs, tooLong(spec.Child("timeZone"), ptr.Deref(s.TimeZone, ""), maxTimeZoneLength)...)
-	errs = append(errs, tooLong(spec.Child("image"), s.Image, maxImageLength)...)
-	errs = append(errs, tooLong(spec.Child("serviceAccountName"), ptr.Deref(s.ServiceAccountName, ""), maxServiceAccountLength)...)
+	return append(errs, containerBounds(spec, container{
+		image: s.Image, serviceAccountName: ptr.Deref(s.ServiceAccountName, ""),
+		command: s.Command, args: s.Args, env: s.Env, resources: s.Resources, securityContext: s.SecurityContext,
+	})...)
+}
+
+// containerBounds returns every list or string of a container's fields
+// that is over its limit.
+func containerBounds(spec *field.Path, c container) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, tooLong(spec.Child("image"), c.image, maxImageLength)...)
+	errs = append(errs, tooLong(spec.Child("serviceAccountName"), c.serviceAccountName, maxServiceAccountLength)...)
 
 	total := 0
 	for _, l := range []struct {
@@ -61,8 +81,8 @@ func bounds(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
 		items    []string
 		maxItems int
 	}{
-		{"command", s.Command, platformv1.MaxCommandItems},
-		{"args", s.Args, platformv1.MaxArgsItems},
+		{"command", c.command, platformv1.MaxCommandItems},
+		{"args", c.args, platformv1.MaxArgsItems},
 	} {
 		path := spec.Child(l.name)
 		errs = append(errs, tooMany(path, len(l.items), l.maxItems)...)
@@ -71,9 +91,9 @@ func bounds(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
 			errs = append(errs, tooLong(path.Index(i), item, platformv1.MaxArgumentLength)...)
 		}
 	}
-	errs = append(errs, tooMany(spec.Child("env"), len(s.Env), platformv1.MaxEnvItems)...)
-	for i := range s.Env {
-		e := &s.Env[i]
+	errs = append(errs, tooMany(spec.Child("env"), len(c.env), platformv1.MaxEnvItems)...)
+	for i := range c.env {
+		e := &c.env[i]
 		path := spec.Child("env").Index(i)
 		total += utf8.RuneCountInString(e.Name) + utf8.RuneCountInString(e.Value) + envSourceLength(e.ValueFrom)
 		errs = append(errs, tooLong(path.Child("name"), e.Name, platformv1.MaxEnvNameLength)...)
@@ -84,8 +104,8 @@ func bounds(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
 		errs = append(errs, field.Invalid(spec, fmt.Sprintf("%d characters", total), fmt.Sprintf(
 			"command, args and env (names, values and what valueFrom refers to) must hold at most %d characters together", platformv1.MaxCommandArgsEnvLength)))
 	}
-	errs = append(errs, resourceBounds(spec.Child("resources"), s.Resources)...)
-	errs = append(errs, securityContextBounds(spec.Child("securityContext"), s.SecurityContext)...)
+	errs = append(errs, resourceBounds(spec.Child("resources"), c.resources)...)
+	errs = append(errs, securityContextBounds(spec.Child("securityContext"), c.securityContext)...)
 	return errs
 }
 

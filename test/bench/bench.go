@@ -420,7 +420,8 @@ func (b *bench) recording(ctx context.Context) error {
 	go func() {
 		// Started a moment before the fire time; nothing happens before it.
 		time.Sleep(time.Until(minute) - time.Second)
-		p, err := get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", b.pprofPort, int(burstProfileTime.Seconds())))
+		url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", b.pprofPort, int(burstProfileTime.Seconds()))
+		p, err := get(ctx, url)
 		if err != nil {
 			harness.Logf("bench: CPU profile of the burst: %v", err)
 		}

@@ -161,8 +161,10 @@ func printTable(w io.Writer, r *results) {
 	fmt.Fprintf(tw, "\tCronJob controller skew (not ours)\t%s\t-\t-\n", lat(rec.CronJobSkew))
 	bd := rec.Burst
 	fmt.Fprintf(tw, "\tburst: ScheduleTask passes, writes, queue wait\t"+
-		"%.0f passes (%.0f errors, mean %.0f ms; TaskRun passes %.0f ms), %.0f manager writes; queue wait p50 <= %gs, p99 <= %gs\t-\t-\n",
-		bd.TaskPasses, bd.TaskPassErrors, bd.PassSeconds*1000, bd.RunPassSeconds*1000, bd.Writes, bd.QueueWaitP50UpTo, bd.QueueWaitP99UpTo)
+		"%.0f passes (%.0f errors, mean %.0f ms; TaskRun passes %.0f ms), %.0f manager writes; "+
+		"queue wait p50 <= %.3gs, p99 <= %.3gs\t-\t-\n",
+		bd.TaskPasses, bd.TaskPassErrors, bd.PassSeconds*1000, bd.RunPassSeconds*1000, bd.Writes,
+		bd.QueueWaitP50UpTo, bd.QueueWaitP99UpTo)
 	fmt.Fprintf(tw, "\tburst: runs recorded > %s after their Job\t%d (their Jobs' skew: %s)\t-\t-\n",
 		lateRun, bd.LateRuns, lat(bd.LateJobSkew))
 	mem := r.Memory

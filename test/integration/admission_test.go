@@ -27,6 +27,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,6 +40,17 @@ import (
 // userClient returns a client that authenticates as a new user holding the
 // given rules in namespace ns.
 func userClient(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) client.Client {
+	t.Helper()
+	c, err := client.New(userConfig(t, ns, name, rules), client.Options{Scheme: testEnv.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// userConfig returns the REST config of a new user holding the given rules
+// in namespace ns.
+func userConfig(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) *rest.Config {
 	t.Helper()
 	ctx := context.Background()
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Rules: rules}
@@ -56,11 +68,7 @@ func userClient(t *testing.T, ns, name string, rules []rbacv1.PolicyRule) client
 	if err != nil {
 		t.Fatalf("add user %s: %v", name, err)
 	}
-	c, err := client.New(u.Config(), client.Options{Scheme: testEnv.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return u.Config()
 }
 
 var (

@@ -38,6 +38,9 @@ func Setup(mgr ctrl.Manager) error {
 	if err := SetupScheduleTaskWebhook(mgr); err != nil {
 		return fmt.Errorf("set up ScheduleTask webhook: %w", err)
 	}
+	if err := SetupAppDeploymentWebhook(mgr); err != nil {
+		return fmt.Errorf("set up AppDeployment webhook: %w", err)
+	}
 	if err := SetupTaskRunWebhook(mgr, onceOK(func(ctx context.Context) (string, error) {
 		user, err := WhoAmI(ctx, c)
 		if err == nil {

@@ -1,0 +1,805 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// StrategyType is how a new version of an application is released.
+// +kubebuilder:validation:Enum=rolling;recreate;canary
+type StrategyType string
+
+const (
+	// StrategyRolling replaces pods a few at a time (a Deployment's
+	// RollingUpdate).
+	StrategyRolling StrategyType = "rolling"
+	// StrategyRecreate stops every old pod before starting new ones.
+	StrategyRecreate StrategyType = "recreate"
+	// StrategyCanary gives the new version a share of the pods first and
+	// promotes it step by step.
+	StrategyCanary StrategyType = "canary"
+)
+
+// Approval says who completes a canary step once its other conditions hold.
+// +kubebuilder:validation:Enum=Auto;Manual
+type Approval string
+
+const (
+	// ApprovalAuto completes the step by itself.
+	ApprovalAuto Approval = "Auto"
+	// ApprovalManual waits for a person to promote.
+	ApprovalManual Approval = "Manual"
+)
+
+// FailurePolicy says what a failed canary does.
+// +kubebuilder:validation:Enum=Rollback;Pause
+type FailurePolicy string
+
+const (
+	// FailureRollback removes the canary and keeps the stable version.
+	FailureRollback FailurePolicy = "Rollback"
+	// FailurePause holds the canary where it is for a person to decide.
+	FailurePause FailurePolicy = "Pause"
+)
+
+// Metric names a built-in measurement of the canary.
+// +kubebuilder:validation:Enum=error_rate;success_rate;latency_p95;latency_p99
+type Metric string
+
+const (
+	// MetricErrorRate is the percent of responses with a 5xx code; the
+	// threshold is a maximum.
+	MetricErrorRate Metric = "error_rate"
+	// MetricSuccessRate is the percent of responses without a 5xx code; the
+	// threshold is a minimum.
+	MetricSuccessRate Metric = "success_rate"
+	// MetricLatencyP95 and MetricLatencyP99 are response time quantiles in
+	// seconds; the threshold is a maximum.
+	MetricLatencyP95 Metric = "latency_p95"
+	MetricLatencyP99 Metric = "latency_p99"
+)
+
+// Phase is where an AppDeployment is, in one word.
+// +kubebuilder:validation:Enum=Healthy;Progressing;Paused;Degraded
+type Phase string
+
+const (
+	// PhaseHealthy: the spec's version is the stable one and enough of its
+	// pods are ready.
+	PhaseHealthy Phase = "Healthy"
+	// PhaseProgressing: a new version is being rolled out or canaried.
+	PhaseProgressing Phase = "Progressing"
+	// PhasePaused: a canary waits (pauseReason says for what).
+	PhasePaused Phase = "Paused"
+	// PhaseDegraded: the spec's version was rolled back or aborted, or the
+	// application has too few ready pods.
+	PhaseDegraded Phase = "Degraded"
+)
+
+// PauseReason says why a canary waits.
+// +kubebuilder:validation:Enum=Manual;Approval;NoData;ProviderError;InvalidQuery
+type PauseReason string
+
+const (
+	// PauseManual: spec.paused is true.
+	PauseManual PauseReason = "Manual"
+	// PauseApproval: the step waits for a person to promote.
+	PauseApproval PauseReason = "Approval"
+	// PauseNoData: the analysis has no data to judge the canary by.
+	PauseNoData PauseReason = "NoData"
+	// PauseProviderError: the metrics provider did not answer for longer
+	// than the grace period.
+	PauseProviderError PauseReason = "ProviderError"
+	// PauseInvalidQuery: a criterion's query is wrong; it is never promoted.
+	PauseInvalidQuery PauseReason = "InvalidQuery"
+)
+
+// OutcomeResult is how a release of a version ended.
+// +kubebuilder:validation:Enum=Promoted;RolledBack;Aborted
+type OutcomeResult string
+
+const (
+	// OutcomePromoted: the version became the stable one.
+	OutcomePromoted OutcomeResult = "Promoted"
+	// OutcomeRolledBack: the version failed and was removed.
+	OutcomeRolledBack OutcomeResult = "RolledBack"
+	// OutcomeAborted: a person stopped the version's canary.
+	OutcomeAborted OutcomeResult = "Aborted"
+)
+
+// Condition types and reasons of an AppDeployment, beside ConditionReady.
+const (
+	// ConditionAvailable is True when enough pods of some version are ready.
+	ConditionAvailable = "Available"
+	// ConditionProgressing is True while a new version is being released.
+	ConditionProgressing = "Progressing"
+
+	// ReasonReleased: the spec's revision is stable and available.
+	ReasonReleased = "Released"
+	// ReasonRollingOut: a rolling or recreate update is under way.
+	ReasonRollingOut = "RollingOut"
+	// ReasonCanarying: a canary of the spec's revision is under way.
+	ReasonCanarying = "Canarying"
+	// ReasonRolledBack and ReasonAborted: the spec's revision was removed;
+	// it is not released until the spec changes or a retry is asked for.
+	ReasonRolledBack = "RolledBack"
+	ReasonAborted    = "Aborted"
+	// ReasonNameTaken: a Deployment or Service with a child's name exists
+	// and is not the AppDeployment's; it is never adopted.
+	ReasonNameTaken = "NameTaken"
+	// ReasonMinimumReplicas and ReasonMinimumReplicasUnavailable: whether
+	// enough pods are ready.
+	ReasonMinimumReplicas            = "MinimumReplicasAvailable"
+	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
+)
+
+// Labels of an AppDeployment's pods, and the annotations that ask the
+// operator to act on its canary. Queries and users' monitors select on the
+// labels: they are part of the API.
+const (
+	// AppNameLabel names the AppDeployment on its Deployments, pods and
+	// Service; the Service selects on it alone, so traffic divides over the
+	// ready pods of both tracks.
+	AppNameLabel = "app.kubernetes.io/name"
+	// AppVersionLabel is the pod's version.
+	AppVersionLabel = "app.kubernetes.io/version"
+	// TrackLabel is stable or canary.
+	TrackLabel = "platform.example.com/track"
+	// RevisionLabel is the hash of the pod template.
+	RevisionLabel = "platform.example.com/revision"
+	// TrackStable and TrackCanary are the values of TrackLabel.
+	TrackStable = "stable"
+	TrackCanary = "canary"
+	// CanarySuffix ends the name of the canary Deployment; admission refuses
+	// AppDeployment names that end with it.
+	CanarySuffix = "-canary"
+
+	// PromoteAnnotation, AbortAnnotation and RetryAnnotation each ask for
+	// one action when set to a value not acted on before; the status's
+	// handledRequests acknowledges each.
+	PromoteAnnotation = "platform.example.com/promote"
+	AbortAnnotation   = "platform.example.com/abort"
+	RetryAnnotation   = "platform.example.com/retry"
+)
+
+// Bounds and defaults of an AppDeployment.
+const (
+	// MaxAppReplicas is the most pods an AppDeployment may ask for: a guard
+	// rail against a typo taking the cluster.
+	MaxAppReplicas = 100
+	// MaxCanarySteps is the most steps a canary may have.
+	MaxCanarySteps = 20
+	// MaxCanaryCriteria is the most criteria a canary may have.
+	MaxCanaryCriteria = 10
+	// MaxRevisionHistory is the highest revisionHistoryLimit.
+	MaxRevisionHistory = 50
+	// DefaultRevisionHistoryLimit is revisionHistoryLimit when unset.
+	DefaultRevisionHistoryLimit int32 = 10
+	// DefaultProgressDeadlineSeconds is progressDeadlineSeconds when unset.
+	DefaultProgressDeadlineSeconds int32 = 600
+	// MaxRequestValueLength is the longest value of a request annotation.
+	MaxRequestValueLength = 63
+)
+
+// HealthCheck is the HTTP check the operator turns into the pods' readiness
+// and liveness probes.
+type HealthCheck struct {
+	// path is the HTTP path to GET, e.g. /healthz. At most 1024 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="must start with /"
+	Path string `json:"path,omitempty"`
+
+	// port is the port to check; spec.port when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
+
+	// initialDelaySeconds is how long after a container starts the first
+	// check runs.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	InitialDelaySeconds *int32 `json:"initialDelaySeconds,omitempty"`
+
+	// periodSeconds is how often the check runs.
+	// +optional
+	// +default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
+
+	// failureThreshold is how many failed checks in a row make a pod unready
+	// (readiness) or restart it (liveness).
+	// +optional
+	// +default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	FailureThreshold int32 `json:"failureThreshold,omitempty"`
+
+	// successThreshold is how many passed checks in a row make a pod ready.
+	// +optional
+	// +default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	SuccessThreshold int32 `json:"successThreshold,omitempty"`
+}
+
+// CanaryStep is one stage of a canary: a share of the pods, then a wait.
+type CanaryStep struct {
+	// weight is the percent of the pods that run the new version during the
+	// step, 1 to 99; each step's weight is higher than the one before.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=99
+	Weight int32 `json:"weight,omitempty"`
+
+	// pauseSeconds is how long the step lasts at least, once its canary pods
+	// are ready.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	PauseSeconds *int32 `json:"pauseSeconds,omitempty"`
+
+	// approval says whether the step completes by itself (Auto) or waits for
+	// `kubectl appdeploy promote` (Manual). Unset: Manual when nothing judges
+	// the step (no canaryCriteria and no pause), Auto otherwise.
+	// +optional
+	Approval Approval `json:"approval,omitempty"`
+}
+
+// CanaryCriterion is one check a canary step must pass.
+type CanaryCriterion struct {
+	// metric is the measurement: error_rate or success_rate (percent of
+	// responses), latency_p95 or latency_p99 (seconds).
+	// +required
+	Metric Metric `json:"metric,omitempty"`
+
+	// threshold is the limit of the metric: a maximum, except for
+	// success_rate, where it is a minimum. error_rate 0.5 means at most
+	// 0.5 % of responses may fail.
+	// ---
+	// Exception to kube-api-linter's nofloats: the design documents write
+	// thresholds as plain numbers (0.5, 99.9, 0.25), and a resource.Quantity
+	// or a string would make users quote them.
+	// +required
+	// +kubebuilder:validation:Minimum=0
+	Threshold float64 `json:"threshold"` //nolint:kubeapilinter // a plain number, see above
+}
+
+// Strategy is how a new version is released.
+// +kubebuilder:validation:XValidation:rule="(has(self.type) && self.type == 'canary') || (!has(self.canaryPercent) && !has(self.steps) && !has(self.canaryCriteria))",message="canaryPercent, steps and canaryCriteria apply only to type canary"
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'canary' || has(self.canaryPercent) != has(self.steps)",message="a canary needs exactly one of canaryPercent or steps"
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'rolling' || (!has(self.maxSurge) && !has(self.maxUnavailable))",message="maxSurge and maxUnavailable apply only to type rolling"
+type Strategy struct {
+	// type is rolling (the default), recreate or canary.
+	// +optional
+	// +default="rolling"
+	Type StrategyType `json:"type,omitempty"`
+
+	// maxSurge is how many pods above replicas a rolling update may add, as
+	// a number or a percent; the Deployment's default (25%) when unset.
+	// +optional
+	MaxSurge *intstr.IntOrString `json:"maxSurge,omitempty"`
+
+	// maxUnavailable is how many pods below replicas a rolling update may
+	// take away, as a number or a percent; the Deployment's default (25%)
+	// when unset.
+	// +optional
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
+
+	// canaryPercent is the share of the pods the canary gets, in one step
+	// (1 to 99): shorthand for steps: [{weight: canaryPercent}].
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=99
+	CanaryPercent int32 `json:"canaryPercent,omitempty"`
+
+	// steps are the canary's stages, in order; at most 20, with increasing
+	// weights.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=20
+	Steps []CanaryStep `json:"steps,omitempty"`
+
+	// canaryCriteria are the checks every step must pass, measured in
+	// Prometheus. At most 10.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	CanaryCriteria []CanaryCriterion `json:"canaryCriteria,omitempty"`
+}
+
+// RollbackPolicy says what a failed release does and what is remembered.
+type RollbackPolicy struct {
+	// onFailure is what a failed canary does: Rollback (the default) removes
+	// it, Pause holds it for a person.
+	// +optional
+	// +default="Rollback"
+	OnFailure FailurePolicy `json:"onFailure,omitempty"`
+
+	// revisionHistoryLimit is how many promoted revisions the status keeps,
+	// for `kubectl appdeploy undo` and fast rollback (0 to 50).
+	// +optional
+	// +default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=50
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+}
+
+// AppDeploymentSpec describes an application (what to run) and how a new
+// version of it is released. command, args and env together hold at most
+// 32768 characters, as a ScheduleTask's.
+// +kubebuilder:validation:XValidation:rule="(has(self.command) ? self.command.map(c, size(c)).sum() : 0) + (has(self.args) ? self.args.map(a, size(a)).sum() : 0) + (has(self.env) ? self.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0) + (!has(e.valueFrom) ? 0 : (has(e.valueFrom.configMapKeyRef) ? size(e.valueFrom.configMapKeyRef.key) + (has(e.valueFrom.configMapKeyRef.name) ? size(e.valueFrom.configMapKeyRef.name) : 0) : 0) + (has(e.valueFrom.secretKeyRef) ? size(e.valueFrom.secretKeyRef.key) + (has(e.valueFrom.secretKeyRef.name) ? size(e.valueFrom.secretKeyRef.name) : 0) : 0) + (has(e.valueFrom.fieldRef) ? size(e.valueFrom.fieldRef.fieldPath) + (has(e.valueFrom.fieldRef.apiVersion) ? size(e.valueFrom.fieldRef.apiVersion) : 0) : 0) + (has(e.valueFrom.resourceFieldRef) ? size(e.valueFrom.resourceFieldRef.resource) + (has(e.valueFrom.resourceFieldRef.containerName) ? size(e.valueFrom.resourceFieldRef.containerName) : 0) : 0) + (has(e.valueFrom.fileKeyRef) ? size(e.valueFrom.fileKeyRef.volumeName) + size(e.valueFrom.fileKeyRef.path) + size(e.valueFrom.fileKeyRef.key) : 0))).sum() : 0) <= 32768",message="command, args and env (names, values and what valueFrom refers to) must hold at most 32768 characters together"
+// +kubebuilder:validation:XValidation:rule="!has(self.healthCheck) || has(self.healthCheck.port) || has(self.port)",message="needs healthCheck.port or spec.port: the port to check",fieldPath=".healthCheck"
+type AppDeploymentSpec struct {
+	// image is the container image, e.g. harbor.example.com/shop:v1.2.3. At
+	// most 512 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// version is the application's version, v followed by three numbers
+	// (v1.2.3, v1.10.0; each part may have several digits). Unset: the
+	// image's tag when it is such a version.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)$`
+	Version string `json:"version,omitempty"`
+
+	// replicas is the number of pods, 0 to 100.
+	// +optional
+	// +default=1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// port is the container port the application serves on; when set, a
+	// Service of the AppDeployment's name exposes it over the ready pods of
+	// both tracks.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
+
+	// command overrides the image's entrypoint. At most 64 entries of at
+	// most 16384 characters each.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=16384
+	Command []string `json:"command,omitempty"`
+
+	// args are the arguments to the entrypoint. At most 256 entries of at
+	// most 16384 characters each.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=16384
+	Args []string `json:"args,omitempty"`
+
+	// env sets environment variables in the container, with the bounds of
+	// a ScheduleTask's env: at most 128 variables, names of at most 256
+	// characters, values of at most 16384.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:items:XValidation:rule="size(self.name) <= 256",message="must be at most 256 characters",fieldPath=".name"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.value) || size(self.value) <= 16384",message="must be at most 16384 characters",fieldPath=".value"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.configMapKeyRef) || ((!has(self.valueFrom.configMapKeyRef.name) || size(self.valueFrom.configMapKeyRef.name) <= 253) && size(self.valueFrom.configMapKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.configMapKeyRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.secretKeyRef) || ((!has(self.valueFrom.secretKeyRef.name) || size(self.valueFrom.secretKeyRef.name) <= 253) && size(self.valueFrom.secretKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.secretKeyRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fieldRef) || ((!has(self.valueFrom.fieldRef.apiVersion) || size(self.valueFrom.fieldRef.apiVersion) <= 253) && size(self.valueFrom.fieldRef.fieldPath) <= 253)",message="apiVersion and fieldPath must be at most 253 characters each",fieldPath=".valueFrom.fieldRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.resourceFieldRef) || ((!has(self.valueFrom.resourceFieldRef.containerName) || size(self.valueFrom.resourceFieldRef.containerName) <= 253) && size(self.valueFrom.resourceFieldRef.resource) <= 253 && (!has(self.valueFrom.resourceFieldRef.divisor) || type(self.valueFrom.resourceFieldRef.divisor) != string || size(self.valueFrom.resourceFieldRef.divisor) <= 64))",message="containerName and resource must be at most 253 characters each, divisor at most 64",fieldPath=".valueFrom.resourceFieldRef"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fileKeyRef) || (size(self.valueFrom.fileKeyRef.volumeName) <= 253 && size(self.valueFrom.fileKeyRef.path) <= 4096 && size(self.valueFrom.fileKeyRef.key) <= 253)",message="volumeName and key must be at most 253 characters each, path at most 4096",fieldPath=".valueFrom.fileKeyRef"
+	Env []corev1.EnvVar `json:"env,omitempty"`
+
+	// resources are the container's compute requests and limits, with the
+	// bounds of a ScheduleTask's.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || (size(self.limits) <= 16 && self.limits.all(k, size(k) <= 253 && (type(self.limits[k]) != string || size(self.limits[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".limits"
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || (size(self.requests) <= 16 && self.requests.all(k, size(k) <= 253 && (type(self.requests[k]) != string || size(self.requests[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".requests"
+	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || (size(self.claims) <= 16 && self.claims.all(c, size(c.name) <= 63 && (!has(c.request) || size(c.request) <= 63)))",message="must have at most 16 claims, each with name and request of at most 63 characters",fieldPath=".claims"
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// serviceAccountName is the ServiceAccount the pods use. At most 253
+	// characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// healthCheck is the HTTP check behind the pods' readiness and liveness
+	// probes; without it the pods have no probes and are ready once running.
+	// +optional
+	HealthCheck HealthCheck `json:"healthCheck,omitzero"`
+
+	// progressDeadlineSeconds is how long a rollout or a canary step may
+	// wait for its pods to become ready before it fails (default 600).
+	// Pods that crash, restart or cannot pull their image fail a canary
+	// sooner.
+	// +optional
+	// +default=600
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	ProgressDeadlineSeconds int32 `json:"progressDeadlineSeconds,omitempty"`
+
+	// minReadySeconds is how long a new pod must be ready before it counts
+	// as available.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	MinReadySeconds *int32 `json:"minReadySeconds,omitempty"`
+
+	// strategy is how a new version is released: rolling (the default),
+	// recreate or canary.
+	// ---
+	// Exception to kube-api-linter's optionalfields: a value, not a pointer,
+	// defaulted to {} so that the API server always stores it with its
+	// fields defaulted; a pointer would only make every reader check for nil.
+	// +optional
+	// +default={}
+	Strategy Strategy `json:"strategy,omitzero"` //nolint:kubeapilinter // defaulted value, see above
+
+	// rollback says what a failed release does and how many promoted
+	// revisions are remembered.
+	// ---
+	// Exception to kube-api-linter's optionalfields, as for strategy.
+	// +optional
+	// +default={}
+	Rollback RollbackPolicy `json:"rollback,omitzero"` //nolint:kubeapilinter // defaulted value, see strategy
+
+	// paused holds a canary where it is; a rolling or recreate update is
+	// not paused.
+	// ---
+	// Exception to kube-api-linter's nobools: the issue and Deployment's own
+	// spec.paused name it so.
+	// +optional
+	Paused bool `json:"paused,omitempty"` //nolint:kubeapilinter // mirrors Deployment's paused, see above
+}
+
+// CanaryWeight is the canary's share of the pods, in percent.
+type CanaryWeight struct {
+	// desired is the share the current step asks for.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Desired *int32 `json:"desired,omitempty"`
+
+	// actual is the share the canary has: its ready pods over all ready
+	// pods of the application, never the wish.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Actual *int32 `json:"actual,omitempty"`
+}
+
+// CanaryStepStatus is where a canary is in its steps. It cannot be observed
+// from the children, so it is recorded before the operator acts on it.
+type CanaryStepStatus struct {
+	// index is the current step, from 0.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Index *int32 `json:"index,omitempty"`
+
+	// total is the number of steps.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Total int32 `json:"total,omitempty"`
+
+	// startedAt is when the current step began.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+
+	// readyAt is when the step's canary pods were first all ready; its
+	// pause counts from then.
+	// +optional
+	ReadyAt *metav1.Time `json:"readyAt,omitempty"`
+
+	// pauseUntil is when the step's pause ends.
+	// +optional
+	PauseUntil *metav1.Time `json:"pauseUntil,omitempty"`
+}
+
+// CanaryStatus is the canary in progress.
+type CanaryStatus struct {
+	// revision is the canary's pod template hash.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Revision string `json:"revision,omitempty"`
+
+	// version is the canary's version.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Version string `json:"version,omitempty"`
+
+	// replicas is the number of the canary's pods.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of the canary's ready pods.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// weight is the canary's share of the pods, desired and actual.
+	// +optional
+	Weight *CanaryWeight `json:"weight,omitempty"`
+
+	// step is where the canary is in its steps.
+	// +optional
+	Step *CanaryStepStatus `json:"step,omitempty"`
+}
+
+// HandledRequests are the last value of each request annotation the
+// operator acted on; a value is acted on once.
+// +kubebuilder:validation:MinProperties=1
+type HandledRequests struct {
+	// promote is the handled value of the promote annotation.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Promote string `json:"promote,omitempty"`
+
+	// abort is the handled value of the abort annotation.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Abort string `json:"abort,omitempty"`
+
+	// retry is the handled value of the retry annotation.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Retry string `json:"retry,omitempty"`
+}
+
+// Outcome is how the release of a revision ended.
+type Outcome struct {
+	// revision is the released revision's pod template hash.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Revision string `json:"revision,omitempty"`
+
+	// version is the released revision's version.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Version string `json:"version,omitempty"`
+
+	// result is Promoted, RolledBack or Aborted.
+	// +required
+	Result OutcomeResult `json:"result,omitempty"`
+
+	// reason is a CamelCase word for why.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Reason string `json:"reason,omitempty"`
+
+	// message says why in one line for people.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// finishedAt is when the release ended.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+}
+
+// Revision is a promoted revision, kept for fast rollback and undo.
+type Revision struct {
+	// revision is the hash of the pod template.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Revision string `json:"revision,omitempty"`
+
+	// version is the version the revision ran.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Version string `json:"version,omitempty"`
+
+	// image is the image the revision ran.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// promotedAt is when it became stable.
+	// +optional
+	PromotedAt *metav1.Time `json:"promotedAt,omitempty"`
+}
+
+// AppDeploymentStatus says what runs and where a release is: enough that
+// kubectl, `kubectl wait` and CI never have to guess.
+type AppDeploymentStatus struct {
+	// conditions are Available (enough ready pods of some version),
+	// Progressing (a release is under way) and Ready (the spec's revision is
+	// stable and available: the CI gate). At most 16.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// phase is Healthy, Progressing, Paused or Degraded.
+	// ---
+	// Exception to kube-api-linter's nophase: the one-word summary the
+	// design documents and `kubectl get` show; the conditions carry the same
+	// facts for machines.
+	// +optional
+	Phase Phase `json:"phase,omitempty"` //nolint:kubeapilinter // one-word summary beside the conditions, see above
+
+	// pauseReason says why a Paused canary waits.
+	// +optional
+	PauseReason PauseReason `json:"pauseReason,omitempty"`
+
+	// message says in one line what is happening, e.g. "canary v1.2.4: 1/3
+	// pods (33%), waiting for promotion".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// replicas is the number of the application's pods, both tracks.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// readyReplicas is the number of its ready pods.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ReadyReplicas *int32 `json:"readyReplicas,omitempty"`
+
+	// updatedReplicas is the number of its pods that run the spec's revision.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	UpdatedReplicas *int32 `json:"updatedReplicas,omitempty"`
+
+	// availableReplicas is the number of its pods ready for minReadySeconds.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	AvailableReplicas *int32 `json:"availableReplicas,omitempty"`
+
+	// selector is the label selector of the application's pods, for the
+	// scale subresource (and so a HorizontalPodAutoscaler).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Selector string `json:"selector,omitempty"`
+
+	// stableVersion is the version the stable Deployment runs.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	StableVersion string `json:"stableVersion,omitempty"`
+
+	// stableImage is the image the stable Deployment runs.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	StableImage string `json:"stableImage,omitempty"`
+
+	// stableRevision is the pod template hash the stable Deployment runs.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	StableRevision string `json:"stableRevision,omitempty"`
+
+	// currentVersion is the version the spec asks for.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	CurrentVersion string `json:"currentVersion,omitempty"`
+
+	// currentRevision is the pod template hash of the spec.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	CurrentRevision string `json:"currentRevision,omitempty"`
+
+	// canary is the canary in progress, if any.
+	// +optional
+	Canary *CanaryStatus `json:"canary,omitempty"`
+
+	// handledRequests are the request annotation values acted on.
+	// +optional
+	HandledRequests HandledRequests `json:"handledRequests,omitzero"`
+
+	// lastOutcome is how the last release ended.
+	// +optional
+	LastOutcome Outcome `json:"lastOutcome,omitzero"`
+
+	// revisions are the promoted revisions, newest first, at most
+	// rollback.revisionHistoryLimit.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	Revisions []Revision `json:"revisions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
+// +kubebuilder:storageversion
+// +kubebuilder:resource:shortName=appdeploy,categories=platform
+// +kubebuilder:validation:XValidation:rule="!self.metadata.name.endsWith('-canary')",message="metadata.name must not end with -canary: that name is the canary Deployment's"
+// +kubebuilder:printcolumn:name="Strategy",type=string,JSONPath=`.spec.strategy.type`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.stableVersion`
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Weight",type=integer,JSONPath=`.status.canary.weight.actual`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// AppDeployment is an application release unit: the operator owns the
+// Deployments and the Service that run it, and releases each new version by
+// rolling update, recreate, or a canary promoted step by step.
+type AppDeployment struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is a standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitzero"`
+
+	// spec is the application and how to release it.
+	// +required
+	Spec AppDeploymentSpec `json:"spec,omitzero"`
+
+	// status is the observed state of the application and its release.
+	// ---
+	// Exception to kube-api-linter's optionalfields, as ScheduleTask's.
+	// +optional
+	Status AppDeploymentStatus `json:"status,omitzero"` //nolint:kubeapilinter // status is a value, see ScheduleTask
+}
+
+// +kubebuilder:object:root=true
+
+// AppDeploymentList contains a list of AppDeployment.
+type AppDeploymentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitzero"`
+	Items           []AppDeployment `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(SchemeGroupVersion, &AppDeployment{}, &AppDeploymentList{})
+		return nil
+	})
+}

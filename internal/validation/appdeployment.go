@@ -1,0 +1,272 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/distribution/reference"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/release"
+)
+
+// MaxAppNameLength is the longest AppDeployment name: it is the value of
+// the app.kubernetes.io/name label on every pod and the Service's name,
+// both at most 63 characters.
+const MaxAppNameLength = 63
+
+// AppDeployment returns every problem with an AppDeployment, each naming its
+// field, and the warnings a valid one deserves (a canary weight the replica
+// count cannot honour). It repeats the schema's checks, so that a manifest
+// can be checked offline with nothing but this package.
+func AppDeployment(ad *platformv1.AppDeployment) (field.ErrorList, []string) {
+	var errs field.ErrorList
+	name := field.NewPath("metadata", "name")
+	switch {
+	case strings.HasSuffix(ad.Name, platformv1.CanarySuffix):
+		errs = append(errs, field.Invalid(name, ad.Name, "must not end with -canary: that name is the canary Deployment's"))
+	case ad.Name != "":
+		for _, msg := range k8svalidation.IsDNS1035Label(ad.Name) {
+			errs = append(errs, field.Invalid(name, ad.Name, msg+" (the name is the Service's and a label value)"))
+		}
+	}
+	spec := field.NewPath("spec")
+	s := &ad.Spec
+
+	if s.Image == "" {
+		errs = append(errs, field.Required(spec.Child("image"), "the container image to run"))
+	} else if _, err := reference.ParseNormalizedNamed(s.Image); err != nil {
+		errs = append(errs, field.Invalid(spec.Child("image"), s.Image, "not a valid image reference: "+err.Error()))
+	}
+	if s.Version != "" && !release.IsVersion(s.Version) {
+		errs = append(errs, field.Invalid(spec.Child("version"), s.Version,
+			"must be v and three numbers, such as v1.2.3 or v1.10.0"))
+	}
+	errs = append(errs, inRange(spec.Child("replicas"), s.Replicas, 0, platformv1.MaxAppReplicas)...)
+	if s.Port != 0 {
+		errs = append(errs, inRange(spec.Child("port"), &s.Port, 1, 65535)...)
+	}
+	errs = append(errs, healthCheck(spec, s)...)
+	if s.ProgressDeadlineSeconds != 0 {
+		errs = append(errs, inRange(spec.Child("progressDeadlineSeconds"), &s.ProgressDeadlineSeconds, 10, 86400)...)
+	}
+	errs = append(errs, inRange(spec.Child("minReadySeconds"), s.MinReadySeconds, 0, 3600)...)
+	deadline := s.ProgressDeadlineSeconds
+	if deadline == 0 {
+		deadline = platformv1.DefaultProgressDeadlineSeconds
+	}
+	if minReady := ptr.Deref(s.MinReadySeconds, 0); minReady >= deadline {
+		errs = append(errs, field.Invalid(spec.Child("minReadySeconds"), minReady,
+			fmt.Sprintf("must be less than progressDeadlineSeconds (%d)", deadline)))
+	}
+	errs = append(errs, strategy(spec.Child("strategy"), &s.Strategy)...)
+	switch s.Rollback.OnFailure {
+	case "", platformv1.FailureRollback, platformv1.FailurePause:
+	default:
+		errs = append(errs, oneOf(spec.Child("rollback", "onFailure"), string(s.Rollback.OnFailure),
+			platformv1.FailureRollback, platformv1.FailurePause))
+	}
+	errs = append(errs, inRange(spec.Child("rollback", "revisionHistoryLimit"), s.Rollback.RevisionHistoryLimit, 0, platformv1.MaxRevisionHistory)...)
+	errs = append(errs, containerBounds(spec, container{
+		image: s.Image, serviceAccountName: s.ServiceAccountName,
+		command: s.Command, args: s.Args, env: s.Env, resources: s.Resources,
+	})...)
+	if len(errs) > 0 {
+		return errs, nil
+	}
+	return nil, canaryWarnings(s)
+}
+
+// healthCheck checks the health check and that it has a port to check.
+func healthCheck(spec *field.Path, s *platformv1.AppDeploymentSpec) field.ErrorList {
+	hc := &s.HealthCheck
+	if *hc == (platformv1.HealthCheck{}) {
+		return nil
+	}
+	path := spec.Child("healthCheck")
+	var errs field.ErrorList
+	switch {
+	case hc.Path == "":
+		errs = append(errs, field.Required(path.Child("path"), "the HTTP path to check, such as /healthz"))
+	case !strings.HasPrefix(hc.Path, "/"):
+		errs = append(errs, field.Invalid(path.Child("path"), hc.Path, "must start with /"))
+	}
+	errs = append(errs, tooLong(path.Child("path"), hc.Path, 1024)...)
+	if hc.Port == 0 && s.Port == 0 {
+		errs = append(errs, field.Required(path.Child("port"), "the port to check; or set spec.port"))
+	} else if hc.Port != 0 {
+		errs = append(errs, inRange(path.Child("port"), &hc.Port, 1, 65535)...)
+	}
+	errs = append(errs, inRange(path.Child("initialDelaySeconds"), hc.InitialDelaySeconds, 0, 3600)...)
+	for _, n := range []struct {
+		name string
+		v    int32
+		hi   int64
+	}{{"periodSeconds", hc.PeriodSeconds, 3600}, {"failureThreshold", hc.FailureThreshold, 100}, {"successThreshold", hc.SuccessThreshold, 100}} {
+		if n.v != 0 { // unset: the schema's default
+			errs = append(errs, inRange(path.Child(n.name), &n.v, 1, n.hi)...)
+		}
+	}
+	return errs
+}
+
+// strategy checks the release strategy: which fields go with which type,
+// the canary's steps and criteria.
+func strategy(path *field.Path, st *platformv1.Strategy) field.ErrorList {
+	var errs field.ErrorList
+	typ := st.Type
+	switch typ {
+	case "":
+		typ = platformv1.StrategyRolling
+	case platformv1.StrategyRolling, platformv1.StrategyRecreate, platformv1.StrategyCanary:
+	default:
+		return field.ErrorList{oneOf(path.Child("type"), string(st.Type),
+			platformv1.StrategyRolling, platformv1.StrategyRecreate, platformv1.StrategyCanary)}
+	}
+	if typ != platformv1.StrategyRolling {
+		errs = append(errs, onlyWith(path, "rolling", []setField{
+			{"maxSurge", st.MaxSurge != nil}, {"maxUnavailable", st.MaxUnavailable != nil}})...)
+	} else if isZero(st.MaxSurge) && isZero(st.MaxUnavailable) && st.MaxSurge != nil && st.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(path.Child("maxUnavailable"), st.MaxUnavailable.String(),
+			"may not be 0 when maxSurge is 0: the update could never make progress"))
+	}
+	if typ != platformv1.StrategyCanary {
+		return append(errs, onlyWith(path, "canary", []setField{
+			{"canaryPercent", st.CanaryPercent != 0}, {"steps", len(st.Steps) > 0}, {"canaryCriteria", len(st.CanaryCriteria) > 0}})...)
+	}
+
+	switch {
+	case st.CanaryPercent != 0 && len(st.Steps) > 0:
+		errs = append(errs, field.Forbidden(path.Child("steps"), "set canaryPercent or steps, not both"))
+	case st.CanaryPercent == 0 && len(st.Steps) == 0:
+		errs = append(errs, field.Required(path.Child("canaryPercent"), "a canary needs canaryPercent (e.g. 30) or steps"))
+	case st.CanaryPercent != 0:
+		if st.CanaryPercent < 1 || st.CanaryPercent > 99 {
+			errs = append(errs, field.Invalid(path.Child("canaryPercent"), st.CanaryPercent, "must be between 1 and 99"))
+		}
+	}
+	steps := path.Child("steps")
+	errs = append(errs, tooMany(steps, len(st.Steps), platformv1.MaxCanarySteps)...)
+	for i, step := range st.Steps {
+		p := steps.Index(i)
+		if step.Weight < 1 || step.Weight > 99 {
+			errs = append(errs, field.Invalid(p.Child("weight"), step.Weight, "must be between 1 and 99"))
+		} else if i > 0 && step.Weight <= st.Steps[i-1].Weight {
+			errs = append(errs, field.Invalid(p.Child("weight"), step.Weight,
+				fmt.Sprintf("must be higher than the previous step's weight (%d)", st.Steps[i-1].Weight)))
+		}
+		errs = append(errs, inRange(p.Child("pauseSeconds"), step.PauseSeconds, 0, 86400)...)
+		switch step.Approval {
+		case "", platformv1.ApprovalAuto, platformv1.ApprovalManual:
+		default:
+			errs = append(errs, oneOf(p.Child("approval"), string(step.Approval), platformv1.ApprovalAuto, platformv1.ApprovalManual))
+		}
+	}
+	criteria := path.Child("canaryCriteria")
+	errs = append(errs, tooMany(criteria, len(st.CanaryCriteria), platformv1.MaxCanaryCriteria)...)
+	for i, c := range st.CanaryCriteria {
+		p := criteria.Index(i)
+		switch c.Metric {
+		case platformv1.MetricErrorRate, platformv1.MetricSuccessRate:
+			if c.Threshold < 0 || c.Threshold > 100 {
+				errs = append(errs, field.Invalid(p.Child("threshold"), c.Threshold, "is a percent: must be between 0 and 100"))
+			}
+		case platformv1.MetricLatencyP95, platformv1.MetricLatencyP99:
+			if c.Threshold <= 0 {
+				errs = append(errs, field.Invalid(p.Child("threshold"), c.Threshold, "is in seconds: must be more than 0"))
+			}
+		case "":
+			errs = append(errs, field.Required(p.Child("metric"), "error_rate, success_rate, latency_p95 or latency_p99"))
+		default:
+			errs = append(errs, oneOf(p.Child("metric"), string(c.Metric),
+				platformv1.MetricErrorRate, platformv1.MetricSuccessRate, platformv1.MetricLatencyP95, platformv1.MetricLatencyP99))
+		}
+	}
+	return errs
+}
+
+// isZero reports whether a maxSurge or maxUnavailable is 0 or 0%.
+func isZero(v *intstr.IntOrString) bool {
+	if v == nil {
+		return false
+	}
+	if v.Type == intstr.Int {
+		return v.IntVal == 0
+	}
+	return v.StrVal == "0%" || v.StrVal == "0"
+}
+
+// oneOf is the error of an enum field with a value it does not take.
+func oneOf[T ~string](path *field.Path, value string, allowed ...T) *field.Error {
+	quoted := make([]string, len(allowed))
+	for i, a := range allowed {
+		quoted[i] = fmt.Sprintf("%q", string(a))
+	}
+	return field.Invalid(path, value, "must be one of "+strings.Join(quoted, ", "))
+}
+
+// setField is a field of the strategy and whether it is set.
+type setField struct {
+	name string
+	set  bool
+}
+
+// onlyWith refuses the fields that are set although they apply only to
+// another strategy type.
+func onlyWith(path *field.Path, typ string, fields []setField) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range fields {
+		if f.set {
+			errs = append(errs, field.Forbidden(path.Child(f.name), "applies only to type "+typ))
+		}
+	}
+	return errs
+}
+
+// canaryWarnings says where a canary's weights cannot be honoured with the
+// replica count: the canary gets whole pods, so 30 % of 3 replicas is 1 pod,
+// 33 %.
+func canaryWarnings(s *platformv1.AppDeploymentSpec) []string {
+	replicas := release.Replicas(s)
+	var warnings []string
+	path := "spec.strategy.canaryPercent"
+	for i, step := range release.Steps(&s.Strategy) {
+		if len(s.Strategy.Steps) > 0 {
+			path = fmt.Sprintf("spec.strategy.steps[%d].weight", i)
+		}
+		switch replicas {
+		case 0:
+			return []string{"spec.replicas: 0 replicas: a canary has no pods to take a share of until the AppDeployment is scaled up"}
+		case 1:
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: with 1 replica the canary is one extra pod beside the stable one, so it takes 50%% of the traffic, not %d%%", path, step.Weight))
+		default:
+			canary := release.CanaryReplicas(step.Weight, replicas)
+			if actual := release.Weight(canary, replicas); actual != step.Weight {
+				warnings = append(warnings, fmt.Sprintf("%s: %d%% of %d replicas is %d canary pod(s), %d%% of the traffic",
+					path, step.Weight, replicas, canary, actual))
+			}
+		}
+	}
+	return warnings
+}

@@ -1,0 +1,164 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// designDocumentApp is the AppDeployment of the design documents.
+func designDocumentApp() *platformv1.AppDeployment {
+	return &platformv1.AppDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "order-service"},
+		Spec: platformv1.AppDeploymentSpec{
+			Image:    "harbor.example.com/order-service:v1.2.3",
+			Replicas: ptr.To[int32](3),
+			Strategy: platformv1.Strategy{
+				Type: platformv1.StrategyCanary, CanaryPercent: 30,
+				CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 0.5}},
+			},
+		},
+	}
+}
+
+func TestAppDeployment_NamesEveryBadField(t *testing.T) {
+	type app = platformv1.AppDeployment
+	steps := func(ws ...int32) []platformv1.CanaryStep {
+		var out []platformv1.CanaryStep
+		for _, w := range ws {
+			out = append(out, platformv1.CanaryStep{Weight: w})
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		mutate func(*app)
+		want   string // one line of Format's output
+	}{
+		{"canary name", func(a *app) { a.Name = "shop-canary" }, "metadata.name: must not end with -canary"},
+		{"not a DNS label", func(a *app) { a.Name = "1shop" }, "metadata.name: a DNS-1035 label"},
+		{"missing image", func(a *app) { a.Spec.Image = "" }, "spec.image: is required"},
+		{"bad image", func(a *app) { a.Spec.Image = "Order Service" }, "spec.image: not a valid image reference"},
+		{"latest", func(a *app) { a.Spec.Version = "latest" }, `spec.version: must be v and three numbers, such as v1.2.3 or v1.10.0 ("latest")`},
+		{"no v", func(a *app) { a.Spec.Version = "1.2.3" }, `spec.version: must be v and three numbers`},
+		{"two parts", func(a *app) { a.Spec.Version = "v1.2" }, `spec.version: must be v and three numbers`},
+		{"negative replicas", func(a *app) { a.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas: must be at least 0 (-1)"},
+		{"too many replicas", func(a *app) { a.Spec.Replicas = ptr.To[int32](101) }, "spec.replicas: must be at most 100 (101)"},
+		{"port", func(a *app) { a.Spec.Port = 70000 }, "spec.port: must be at most 65535 (70000)"},
+		{"strategy type", func(a *app) { a.Spec.Strategy.Type = "blue-green" }, `spec.strategy.type: must be one of "rolling", "recreate", "canary" ("blue-green")`},
+		{"canaryPercent without canary", func(a *app) {
+			a.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling, CanaryPercent: 30}
+		}, "spec.strategy.canaryPercent: applies only to type canary"},
+		{"criteria without canary", func(a *app) {
+			a.Spec.Strategy.Type, a.Spec.Strategy.CanaryPercent = platformv1.StrategyRecreate, 0
+		}, "spec.strategy.canaryCriteria: applies only to type canary"},
+		{"maxSurge with canary", func(a *app) { a.Spec.Strategy.MaxSurge = ptr.To(intstr.FromInt32(1)) }, "spec.strategy.maxSurge: applies only to type rolling"},
+		{"rolling that cannot move", func(a *app) {
+			a.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling,
+				MaxSurge: ptr.To(intstr.FromInt32(0)), MaxUnavailable: ptr.To(intstr.FromString("0%"))}
+		}, "spec.strategy.maxUnavailable: may not be 0 when maxSurge is 0"},
+		{"canary without a share", func(a *app) { a.Spec.Strategy.CanaryPercent = 0 }, "spec.strategy.canaryPercent: is required"},
+		{"both shares", func(a *app) { a.Spec.Strategy.Steps = steps(10, 50) }, "spec.strategy.steps: set canaryPercent or steps, not both"},
+		{"canaryPercent 100", func(a *app) { a.Spec.Strategy.CanaryPercent = 100 }, "spec.strategy.canaryPercent: must be between 1 and 99 (100)"},
+		{"weights not increasing", func(a *app) {
+			a.Spec.Strategy.CanaryPercent, a.Spec.Strategy.Steps = 0, steps(10, 50, 50)
+		}, "spec.strategy.steps[2].weight: must be higher than the previous step's weight (50) (50)"},
+		{"weight 100", func(a *app) {
+			a.Spec.Strategy.CanaryPercent, a.Spec.Strategy.Steps = 0, steps(10, 100)
+		}, "spec.strategy.steps[1].weight: must be between 1 and 99 (100)"},
+		{"approval", func(a *app) {
+			a.Spec.Strategy.CanaryPercent = 0
+			a.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 10, Approval: "Maybe"}}
+		}, `spec.strategy.steps[0].approval: must be one of "Auto", "Manual" ("Maybe")`},
+		{"unknown metric", func(a *app) { a.Spec.Strategy.CanaryCriteria[0].Metric = "cpu" }, `spec.strategy.canaryCriteria[0].metric: must be one of "error_rate", "success_rate", "latency_p95", "latency_p99" ("cpu")`},
+		{"percent above 100", func(a *app) { a.Spec.Strategy.CanaryCriteria[0].Threshold = 150 }, "spec.strategy.canaryCriteria[0].threshold: is a percent: must be between 0 and 100 (150)"},
+		{"latency of 0", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Metric: platformv1.MetricLatencyP99}
+		}, "spec.strategy.canaryCriteria[0].threshold: is in seconds: must be more than 0 (0)"},
+		{"health check without a port", func(a *app) { a.Spec.HealthCheck = platformv1.HealthCheck{Path: "/healthz"} }, "spec.healthCheck.port: is required: the port to check; or set spec.port"},
+		{"health check path", func(a *app) {
+			a.Spec.Port, a.Spec.HealthCheck = 8080, platformv1.HealthCheck{Path: "healthz"}
+		}, `spec.healthCheck.path: must start with / ("healthz")`},
+		{"minReadySeconds beyond the deadline", func(a *app) {
+			a.Spec.MinReadySeconds, a.Spec.ProgressDeadlineSeconds = ptr.To[int32](120), 60
+		}, "spec.minReadySeconds: must be less than progressDeadlineSeconds (60) (120)"},
+		{"onFailure", func(a *app) { a.Spec.Rollback.OnFailure = "Ignore" }, `spec.rollback.onFailure: must be one of "Rollback", "Pause" ("Ignore")`},
+		{"revision history", func(a *app) { a.Spec.Rollback.RevisionHistoryLimit = ptr.To[int32](51) }, "spec.rollback.revisionHistoryLimit: must be at most 50 (51)"},
+		{"long arg", func(a *app) { a.Spec.Args = []string{strings.Repeat("x", 16385)} }, "spec.args[0]: must be at most 16384 characters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := designDocumentApp()
+			tt.mutate(a)
+			errs, _ := AppDeployment(a)
+			lines := Format(errs)
+			if len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
+				t.Errorf("got %q, want one line containing %q", lines, tt.want)
+			}
+		})
+	}
+}
+
+func TestAppDeployment_DesignDocumentManifestIsValid(t *testing.T) {
+	errs, _ := AppDeployment(designDocumentApp())
+	if len(errs) > 0 {
+		t.Errorf("the design documents' manifest is refused: %q", Format(errs))
+	}
+}
+
+func TestAppDeployment_WarnsWhenTheCanaryWeightCannotBeHonoured(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*platformv1.AppDeployment)
+		want   []string
+	}{
+		{"30% of 3", func(*platformv1.AppDeployment) {}, []string{
+			"spec.strategy.canaryPercent: 30% of 3 replicas is 1 canary pod(s), 33% of the traffic"}},
+		{"30% of 10 is exact", func(a *platformv1.AppDeployment) { a.Spec.Replicas = ptr.To[int32](10) }, nil},
+		{"one replica", func(a *platformv1.AppDeployment) { a.Spec.Replicas = ptr.To[int32](1) }, []string{
+			"spec.strategy.canaryPercent: with 1 replica the canary is one extra pod beside the stable one, so it takes 50% of the traffic, not 30%"}},
+		{"steps", func(a *platformv1.AppDeployment) {
+			a.Spec.Replicas = ptr.To[int32](4)
+			a.Spec.Strategy.CanaryPercent = 0
+			a.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 25}, {Weight: 60}}
+		}, []string{"spec.strategy.steps[1].weight: 60% of 4 replicas is 2 canary pod(s), 50% of the traffic"}},
+		{"no replicas", func(a *platformv1.AppDeployment) { a.Spec.Replicas = ptr.To[int32](0) }, []string{
+			"spec.replicas: 0 replicas: a canary has no pods to take a share of until the AppDeployment is scaled up"}},
+		{"not a canary", func(a *platformv1.AppDeployment) { a.Spec.Strategy = platformv1.Strategy{} }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := designDocumentApp()
+			tt.mutate(a)
+			errs, warnings := AppDeployment(a)
+			if len(errs) > 0 {
+				t.Fatalf("refused: %q", Format(errs))
+			}
+			if diff := cmp.Diff(tt.want, warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
