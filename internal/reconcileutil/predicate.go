@@ -44,11 +44,14 @@ func SpecOrMetadataChanged() predicate.Funcs {
 		if e.ObjectOld == nil || e.ObjectNew == nil {
 			return true
 		}
-		return specOrMetadataChanged(e.ObjectOld, e.ObjectNew)
+		return SpecOrMetadataDiffers(e.ObjectOld, e.ObjectNew)
 	}}
 }
 
-func specOrMetadataChanged(o, n client.Object) bool {
+// SpecOrMetadataDiffers reports whether n differs from o in generation or
+// in the metadata SpecOrMetadataChanged watches; predicates that judge more
+// fields call it directly.
+func SpecOrMetadataDiffers(o, n client.Object) bool {
 	return o.GetGeneration() != n.GetGeneration() ||
 		!maps.Equal(o.GetLabels(), n.GetLabels()) ||
 		!maps.Equal(o.GetAnnotations(), n.GetAnnotations()) ||

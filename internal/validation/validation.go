@@ -75,8 +75,8 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	switch s.ConcurrencyPolicy {
 	case "", platformv1.AllowConcurrent, platformv1.ForbidConcurrent, platformv1.ReplaceConcurrent:
 	default:
-		errs = append(errs, field.Invalid(spec.Child("concurrencyPolicy"), string(s.ConcurrencyPolicy),
-			`must be one of "Allow", "Forbid", "Replace"`))
+		errs = append(errs, oneOf(spec.Child("concurrencyPolicy"), string(s.ConcurrencyPolicy),
+			platformv1.AllowConcurrent, platformv1.ForbidConcurrent, platformv1.ReplaceConcurrent))
 	}
 	errs = append(errs, inRange(spec.Child("backoffLimit"), s.BackoffLimit, 0, 100)...)
 	errs = append(errs, inRange(spec.Child("activeDeadlineSeconds"), s.ActiveDeadlineSeconds, 1, -1)...)

@@ -20,15 +20,12 @@ limitations under the License.
 package appdeployment
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -99,15 +96,9 @@ func podTemplate(ad *platformv1.AppDeployment) (*corev1.PodTemplateSpec, string)
 	return t, revisionOf(t)
 }
 
-// revisionOf hashes a pod template.
+// revisionOf hashes a pod template, as the proof of a Job's origin does.
 func revisionOf(t *corev1.PodTemplateSpec) string {
-	data, err := json.Marshal(t)
-	if err != nil {
-		// A typed PodTemplateSpec always encodes.
-		panic(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])[:revisionLength]
+	return provenance.TemplateHash(t)[:revisionLength]
 }
 
 // forTrack returns the template of one track: the template with the track

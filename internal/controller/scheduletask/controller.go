@@ -244,7 +244,7 @@ func (r *Reconciler) taskRunChangesTask() predicate.Funcs {
 			if !ok1 || !ok2 {
 				return true
 			}
-			return reconcileutil.SpecOrMetadataChanged().Update(e) ||
+			return reconcileutil.SpecOrMetadataDiffers(o, n) ||
 				o.IsFinished() != n.IsFinished() ||
 				n.IsFinished() && (o.Status.Phase != n.Status.Phase || !o.Status.CompletionTime.Equal(n.Status.CompletionTime)) ||
 				!runStart(o).Equal(runStart(n))
