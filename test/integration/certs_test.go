@@ -23,6 +23,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,12 +75,16 @@ func TestCerts_ManagerMakesInjectsAndMountsItsOwnCertificate(t *testing.T) {
 		Webhooks: []rotator.WebhookInfo{{Name: certs.ValidatingWebhookName, Type: rotator.Validating}},
 	})).To(Succeed())
 	mctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { _ = mgr.Start(mctx) }()
+	// The manager and the kubelet below write into certDir: both must have
+	// stopped before the test's cleanup removes it (cleanups run after the
+	// function returns, in reverse order, so this one runs first).
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Go(func() { _ = mgr.Start(mctx) })
 
 	// Play the kubelet: mount the Secret's keys as files once it has them.
 	// The rotator says ready only after it sees them on disk.
-	go func() {
+	wg.Go(func() {
 		for mctx.Err() == nil {
 			var s corev1.Secret
 			if k8sClient.Get(mctx, client.ObjectKeyFromObject(secret), &s) == nil && len(s.Data[corev1.TLSCertKey]) > 0 {
@@ -89,7 +94,7 @@ func TestCerts_ManagerMakesInjectsAndMountsItsOwnCertificate(t *testing.T) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
-	}()
+	})
 	g.Eventually(ready, 60*time.Second).Should(BeClosed())
 
 	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())

@@ -627,3 +627,39 @@ func TestScheduleTask_DeletionCancelsActiveRunsAndIsNotBlocked(t *testing.T) {
 		}
 	}, timeout, poll).Should(Succeed())
 }
+
+// envtest runs no garbage collector: after a delete with propagation Orphan
+// only the operator can have taken the task's reference off its runs. It must,
+// because the collector orphans only the dependents its graph already holds.
+func TestScheduleTask_OrphaningDeleteKeepsEveryRunWithoutTheTasksReference(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	cj := createTask(t, testutil.NewScheduleTask(ns, "orphaning"))
+	scheduled := testutil.JobFromCronJob(cj, time.Now().Truncate(time.Minute))
+	g.Expect(k8sClient.Create(ctx, scheduled)).To(Succeed())
+	manual := testutil.NewManualTaskRun(ns, "kept-record", "orphaning")
+	g.Expect(k8sClient.Create(ctx, manual)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		runs := taskRuns(g, ns)
+		g.Expect(runs).To(HaveLen(2))
+		for _, tr := range runs {
+			g.Expect(tr.OwnerReferences).To(HaveLen(1), "run %s is the task's", tr.Name)
+		}
+	}, timeout, poll).Should(Succeed())
+
+	task := &platformv1.ScheduleTask{}
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), task)).To(Succeed())
+	g.Expect(k8sClient.Delete(ctx, task, client.PropagationPolicy(metav1.DeletePropagationOrphan))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		runs := taskRuns(g, ns)
+		g.Expect(runs).To(HaveLen(2))
+		for _, tr := range runs {
+			g.Expect(tr.OwnerReferences).To(BeEmpty(), "run %s was orphaned", tr.Name)
+		}
+		got := &platformv1.ScheduleTask{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(task), got)).To(Succeed())
+		g.Expect(got.Finalizers).To(Equal([]string{metav1.FinalizerOrphanDependents}),
+			"the operator released the task; the orphan finalizer is the collector's")
+	}, timeout, poll).Should(Succeed())
+}
