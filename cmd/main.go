@@ -79,6 +79,7 @@ type options struct {
 	certRotation            bool
 	scheduleTaskWorkers     int
 	taskRunWorkers          int
+	appDeploymentWorkers    int
 	kubeAPIQPS              float64
 	kubeAPIBurst            int
 	syncPeriod              time.Duration
@@ -124,6 +125,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many ScheduleTasks are reconciled at once.")
 	fs.IntVar(&o.taskRunWorkers, "taskrun-max-concurrent-reconciles", 16,
 		"How many TaskRuns are reconciled at once.")
+	fs.IntVar(&o.appDeploymentWorkers, "appdeployment-max-concurrent-reconciles", 4,
+		"How many AppDeployments are reconciled at once.")
 	fs.Float64Var(&o.kubeAPIQPS, "kube-api-qps", 200,
 		"Requests per second the manager may send to the API server, on average (client-side rate limit).")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 400,
@@ -229,10 +232,11 @@ func main() {
 	}
 
 	if err := controller.Setup(mgr, controller.Options{
-		ScheduleTaskWorkers: o.scheduleTaskWorkers,
-		TaskRunWorkers:      o.taskRunWorkers,
-		SigningKeyNamespace: o.keyNamespace(),
-		ManualRunGrace:      o.manualRunGrace,
+		ScheduleTaskWorkers:  o.scheduleTaskWorkers,
+		TaskRunWorkers:       o.taskRunWorkers,
+		AppDeploymentWorkers: o.appDeploymentWorkers,
+		SigningKeyNamespace:  o.keyNamespace(),
+		ManualRunGrace:       o.manualRunGrace,
 	}); err != nil {
 		setupLog.Error(err, "Failed to set up controllers")
 		os.Exit(1)

@@ -149,6 +149,26 @@ const (
 	// enough pods are ready.
 	ReasonMinimumReplicas            = "MinimumReplicasAvailable"
 	ReasonMinimumReplicasUnavailable = "MinimumReplicasUnavailable"
+	// ReasonCanaryFailed: the canary failed and rollback.onFailure Pause
+	// holds it for a retry or an abort.
+	ReasonCanaryFailed = "CanaryFailed"
+	// ReasonProgressDeadlineExceeded: the stable Deployment's rollout made
+	// no progress within progressDeadlineSeconds.
+	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+	// ReasonPaused: spec.paused holds the release.
+	ReasonPaused = "Paused"
+	// ReasonWaitingForApproval: a canary step waits for promote.
+	ReasonWaitingForApproval = "WaitingForApproval"
+
+	// Reasons of an outcome (lastOutcome.reason) that ended in Promoted:
+	// ReasonPromoted, a canary's last step completed; ReasonRolledOut, a
+	// rolling or recreate release finished; ReasonPreviousRevision, a
+	// revision promoted before was gone back to without a canary;
+	// ReasonCreated, the first version of the application.
+	ReasonPromoted         = "Promoted"
+	ReasonRolledOut        = "RolledOut"
+	ReasonPreviousRevision = "PreviousRevision"
+	ReasonCreated          = "Created"
 )
 
 // Labels of an AppDeployment's pods, and the annotations that ask the
@@ -178,6 +198,10 @@ const (
 	PromoteAnnotation = "platform.example.com/promote"
 	AbortAnnotation   = "platform.example.com/abort"
 	RetryAnnotation   = "platform.example.com/retry"
+	// RequestedBySuffix makes, appended to a request annotation, the
+	// annotation in which admission records the user who set the request's
+	// value (platform.example.com/promote-requested-by, ...).
+	RequestedBySuffix = "-requested-by"
 )
 
 // Bounds and defaults of an AppDeployment.
@@ -553,9 +577,39 @@ type CanaryStatus struct {
 	// +optional
 	Weight *CanaryWeight `json:"weight,omitempty"`
 
-	// step is where the canary is in its steps.
+	// startedAt is when this canary (or its last retry) began: canary pods
+	// made before it belong to an earlier attempt and are replaced.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+
+	// step is where the canary is in its steps; its index equals its total
+	// while the stable Deployment takes the canary's version (promotion).
 	// +optional
 	Step *CanaryStepStatus `json:"step,omitempty"`
+
+	// failure says why the canary failed when rollback.onFailure is Pause:
+	// the canary is held as it is until a retry or an abort.
+	// +optional
+	Failure *CanaryFailure `json:"failure,omitempty"`
+}
+
+// CanaryFailure is why a held canary failed.
+type CanaryFailure struct {
+	// reason is a CamelCase word for the failure, such as ImagePullBackOff,
+	// CrashLoopBackOff, TooManyRestarts or ProgressDeadlineExceeded.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Reason string `json:"reason,omitempty"`
+
+	// message says what failed, for people.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// failedAt is when the failure was found.
+	// +optional
+	FailedAt *metav1.Time `json:"failedAt,omitempty"`
 }
 
 // HandledRequests are the last value of each request annotation the

@@ -28,6 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
+	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/provenance"
@@ -40,6 +41,9 @@ type Options struct {
 	// of each controller.
 	ScheduleTaskWorkers int
 	TaskRunWorkers      int
+	// AppDeploymentWorkers are the concurrent reconciles of the
+	// AppDeployment controller.
+	AppDeploymentWorkers int
 	// SigningKeyNamespace holds the Secret with the key that signs the pod
 	// templates of the tasks' CronJobs (provenance.KeySecretName): the
 	// manager's own namespace.
@@ -86,6 +90,18 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}).SetupWithManager(mgr, max(o.TaskRunWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
 	}
+
+	// AppDeployment: releases applications through their Deployments.
+	if err := (&appdeployment.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder(appdeployment.ControllerName + "-controller"),
+	}).SetupWithManager(mgr, max(o.AppDeploymentWorkers, 1)); err != nil {
+		return fmt.Errorf("set up %s controller: %w", appdeployment.ControllerName, err)
+	}
+	if err := appdeployment.RegisterMetrics(mgr.GetCache()); err != nil {
+		return fmt.Errorf("register %s metrics: %w", appdeployment.ControllerName, err)
+	}
 	return nil
 }
 
@@ -96,5 +112,6 @@ func CacheOptions() (cache.Options, error) {
 	return reconcileutil.CacheOptions(
 		scheduletask.CacheBlock(),
 		taskrun.CacheBlock(),
+		appdeployment.CacheBlock(),
 	)
 }

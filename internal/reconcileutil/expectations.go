@@ -44,6 +44,8 @@ type Expectations[K, V comparable] struct {
 
 	mu sync.Mutex
 	m  map[K]map[V]time.Time
+	// swept is when expire last scanned m.
+	swept time.Time
 }
 
 // Remember records v under key.
@@ -98,12 +100,16 @@ func (e *Expectations[K, V]) Len() int {
 	return len(e.m)
 }
 
-// expire drops values older than the TTL; the caller holds the lock. It runs
-// on every Remember, which is rare next to Has, so its scan costs little.
+// expire drops values older than the TTL; the caller holds the lock. It
+// scans the store at most twice a TTL: a scan on every Remember would cost,
+// in a burst of writes, the square of the values remembered. Between scans
+// an expired value is only kept, never reported (Has and Take check its
+// age), so the store holds at most one and a half TTLs of values.
 func (e *Expectations[K, V]) expire(now time.Time) {
-	if e.TTL <= 0 {
+	if e.TTL <= 0 || now.Sub(e.swept) < e.TTL/2 {
 		return
 	}
+	e.swept = now
 	for k, vs := range e.m {
 		for v, t := range vs {
 			if now.Sub(t) > e.TTL {
@@ -123,6 +129,10 @@ func (e *Expectations[K, V]) now() time.Time {
 	return e.Clock.Now()
 }
 
+// OwnWriteTTL bounds how long OwnWrites remembers a write: far longer than
+// a cache takes to show it, or its event to arrive.
+const OwnWriteTTL = 2 * time.Minute
+
 // OwnWrites remembers, per object UID, the updates this manager is making
 // or has made, each by the resourceVersion it replaced. An update sent with
 // that resourceVersion as its precondition either fails or makes the next
@@ -138,7 +148,13 @@ func (e *Expectations[K, V]) now() time.Time {
 // wrote, so the echo need not wake the object again (NotOwnEcho), unless a
 // pass skipped as stale waits for exactly that event. The write is
 // registered before it is sent, since its echo may arrive before its answer.
+//
+// What is remembered of a write is dropped when a later pass finds the cache
+// caught up, and in any case after OwnWriteTTL: the last write of an object
+// that is never written again (a finished run) must not stay for the life
+// of the manager.
 type OwnWrites struct {
+	init     sync.Once
 	replaced Expectations[string, string]
 	echoes   Expectations[string, string]
 	// waiting holds the UIDs whose pass was skipped as stale.
@@ -149,6 +165,7 @@ type OwnWrites struct {
 // resourceVersion, is about to be sent; call the returned function with the
 // update's error once it returns. A failed update is forgotten.
 func (w *OwnWrites) Writing(obj client.Object) (done func(error)) {
+	w.init.Do(func() { w.replaced.TTL, w.echoes.TTL = OwnWriteTTL, OwnWriteTTL })
 	uid, before := string(obj.GetUID()), obj.GetResourceVersion()
 	w.replaced.Remember(uid, before)
 	w.echoes.Remember(uid, before)

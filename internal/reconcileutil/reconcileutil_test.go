@@ -259,6 +259,23 @@ func TestExpectations_RemembersPerKeyUntilTheTTL(t *testing.T) {
 	}
 }
 
+func TestExpectations_HoldsAtMostOneAndAHalfTTLsOfValues(t *testing.T) {
+	clock := clocktesting.NewFakePassiveClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e := Expectations[int, int]{TTL: time.Minute, Clock: clock}
+	// One value a second for ten minutes: a store that never expired would
+	// hold 600 keys; one scanned on every Remember, 60.
+	for i := range 600 {
+		e.Remember(i, i)
+		clock.SetTime(clock.Now().Add(time.Second))
+		if n := e.Len(); n > 91 {
+			t.Fatalf("%d keys after %d s, want at most 90 (1.5 TTL)", n, i+1)
+		}
+		if i >= 60 && e.Has(i-61, i-61) {
+			t.Fatalf("value %d reported past its TTL", i-61)
+		}
+	}
+}
+
 // at is an object at version rv.
 func at(uid, rv string) *batchv1.Job {
 	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{UID: types.UID(uid), ResourceVersion: rv}}

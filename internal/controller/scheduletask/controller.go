@@ -189,7 +189,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 			builder.WithPredicates(r.taskRunChangesTask())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
-		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))
+		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
+			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r))))
 }
 
 // taskForLabeled maps an object carrying the task label to its task.

@@ -279,5 +279,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Watches(&corev1.Pod{}, byJobUID(controllingJobUID)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
-		Complete(metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r)))
+		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
+			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r))))
 }

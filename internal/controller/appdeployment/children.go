@@ -1,0 +1,213 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
+)
+
+// act makes the children what the pass wants, in an order that never leaves
+// the application short of pods: the stable Deployment first (it grows
+// before the canary shrinks), then the canary, then what is removed.
+func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *pass) error {
+	if p.obs.nameTaken != "" {
+		return nil
+	}
+	c := &p.children
+	stable, err := r.applyDeployment(ctx, ad, p, platformv1.TrackStable, c.stableTemplate, c.stableRevision, c.stableReplicas)
+	if err != nil || p.obs.nameTaken != "" {
+		return err
+	}
+	if p.obs.stable == nil {
+		p.obs.stable = stable
+	}
+	if c.canaryReplicas != nil {
+		if _, err := r.applyDeployment(ctx, ad, p, platformv1.TrackCanary, p.template, p.revision, *c.canaryReplicas); err != nil || p.obs.nameTaken != "" {
+			return err
+		}
+	}
+	if c.removeCanary {
+		ctrl.LoggerFrom(ctx).Info("Removing canary Deployment", "deployment", klog.KObj(p.obs.canary))
+		if err := r.Delete(ctx, p.obs.canary, client.Preconditions{UID: &p.obs.canary.UID}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete Deployment %s: %w", p.obs.canary.Name, err)
+		}
+	}
+	for _, name := range c.stalePods {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ad.Namespace, Name: name}}
+		if err := r.Delete(ctx, pod); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete pod %s of an earlier canary attempt: %w", name, err)
+		}
+	}
+	return r.reconcileService(ctx, ad, p)
+}
+
+// applyDeployment applies the Deployment of a track. A nil template keeps
+// the template the Deployment has.
+func (r *Reconciler) applyDeployment(ctx context.Context, ad *platformv1.AppDeployment, p *pass, track string,
+	template *corev1.PodTemplateSpec, revision string, replicas int32) (*appsv1.Deployment, error) {
+	name := ad.Name
+	if track == platformv1.TrackCanary {
+		name += platformv1.CanarySuffix
+	}
+	if template == nil {
+		template = &p.obs.stable.Spec.Template
+	} else {
+		template = forTrack(template, revision, track)
+	}
+	desired, err := desiredDeployment(ad, name, track, template, replicas)
+	if err != nil {
+		return nil, err
+	}
+	d := &appsv1.Deployment{}
+	res, err := r.applier.Apply(ctx, ad, d, desired)
+	var notOwned *reconcileutil.NotControlledError
+	switch {
+	case errors.As(err, &notOwned):
+		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	if res != reconcileutil.ApplyUnchanged {
+		ctrl.LoggerFrom(ctx).Info("Applied Deployment", "deployment", klog.KObj(d), "result", res,
+			"revision", revision, "replicas", replicas)
+	}
+	return d, nil
+}
+
+// desiredDeployment is the apply configuration of one track's Deployment.
+func desiredDeployment(ad *platformv1.AppDeployment, name, track string, template *corev1.PodTemplateSpec, replicas int32) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	tmpl, err := reconcileutil.ApplyConfigurationOf[corev1ac.PodTemplateSpecApplyConfiguration](template)
+	if err != nil {
+		return nil, err
+	}
+	s := &ad.Spec
+	spec := appsv1ac.DeploymentSpec().
+		WithReplicas(replicas).
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{
+			platformv1.AppNameLabel: ad.Name, platformv1.TrackLabel: track,
+		})).
+		WithTemplate(tmpl).
+		WithProgressDeadlineSeconds(s.ProgressDeadlineSeconds).
+		WithRevisionHistoryLimit(2)
+	if s.MinReadySeconds != nil {
+		spec.WithMinReadySeconds(*s.MinReadySeconds)
+	}
+	switch {
+	case track == platformv1.TrackStable && s.Strategy.Type == platformv1.StrategyRecreate:
+		spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RecreateDeploymentStrategyType))
+		spec.WithPaused(s.Paused)
+	case track == platformv1.TrackStable && s.Strategy.Type != platformv1.StrategyCanary:
+		ru := appsv1ac.RollingUpdateDeployment()
+		if s.Strategy.MaxSurge != nil {
+			ru.WithMaxSurge(*s.Strategy.MaxSurge)
+		}
+		if s.Strategy.MaxUnavailable != nil {
+			ru.WithMaxUnavailable(*s.Strategy.MaxUnavailable)
+		}
+		spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).WithRollingUpdate(ru))
+		spec.WithPaused(s.Paused)
+	default:
+		// A canary's Deployments roll at full size: a new pod is ready before
+		// an old one goes.
+		spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RollingUpdateDeploymentStrategyType).
+			WithRollingUpdate(appsv1ac.RollingUpdateDeployment().
+				WithMaxSurge(intstr.FromString("25%")).WithMaxUnavailable(intstr.FromInt32(0))))
+	}
+	return appsv1ac.Deployment(name, ad.Namespace).
+		WithLabels(map[string]string{
+			platformv1.AppNameLabel:   ad.Name,
+			platformv1.ManagedByLabel: platformv1.ManagedByValue,
+			platformv1.TrackLabel:     track,
+		}).
+		WithOwnerReferences(ownerReference(ad)).
+		WithSpec(spec), nil
+}
+
+// ownerReference makes ad its children's controller.
+func ownerReference(ad *platformv1.AppDeployment) *metav1ac.OwnerReferenceApplyConfiguration {
+	return metav1ac.OwnerReference().
+		WithAPIVersion(platformv1.GroupVersion.String()).WithKind("AppDeployment").
+		WithName(ad.Name).WithUID(ad.UID).WithController(true).WithBlockOwnerDeletion(true)
+}
+
+// reconcileService keeps the Service that exposes spec.port, selecting the
+// pods of both tracks so that traffic divides by ready pods; without a port
+// there is no Service.
+func (r *Reconciler) reconcileService(ctx context.Context, ad *platformv1.AppDeployment, p *pass) error {
+	if ad.Spec.Port == 0 {
+		svc := &corev1.Service{}
+		err := r.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: ad.Name}, svc)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err != nil:
+			return fmt.Errorf("get Service %s: %w", ad.Name, err)
+		case !metav1.IsControlledBy(svc, ad):
+			return nil
+		}
+		r.applier.Forget(client.ObjectKeyFromObject(svc))
+		if err := r.Delete(ctx, svc, client.Preconditions{UID: &svc.UID}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete Service %s: %w", ad.Name, err)
+		}
+		return nil
+	}
+	desired := corev1ac.Service(ad.Name, ad.Namespace).
+		WithLabels(map[string]string{
+			platformv1.AppNameLabel:   ad.Name,
+			platformv1.ManagedByLabel: platformv1.ManagedByValue,
+		}).
+		WithOwnerReferences(ownerReference(ad)).
+		WithSpec(corev1ac.ServiceSpec().
+			WithSelector(map[string]string{platformv1.AppNameLabel: ad.Name}).
+			WithPorts(corev1ac.ServicePort().
+				WithName("http").WithProtocol(corev1.ProtocolTCP).
+				WithPort(ad.Spec.Port).WithTargetPort(intstr.FromString("http"))))
+	_, err := r.applier.Apply(ctx, ad, &corev1.Service{}, desired)
+	var notOwned *reconcileutil.NotControlledError
+	if errors.As(err, &notOwned) {
+		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
+		return nil
+	}
+	return err
+}
+
+// replicasOf is a Deployment's desired size.
+func replicasOf(d *appsv1.Deployment) int32 {
+	if d == nil {
+		return 0
+	}
+	return ptr.Deref(d.Spec.Replicas, 1)
+}

@@ -1,0 +1,143 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// observation is what a pass saw of an application's children, read from
+// the manager's cache before it acted.
+type observation struct {
+	// stable and canary are the application's Deployments, nil when absent
+	// or not the application's (see nameTaken).
+	stable, canary *appsv1.Deployment
+	// pods are the application's pods, both tracks, without those being
+	// deleted.
+	pods []corev1.Pod
+	// nameTaken names a child of the application's name that something else
+	// controls; the application is left alone while it exists.
+	nameTaken string
+}
+
+// observe reads the application's Deployments and pods from the cache.
+func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) (*observation, error) {
+	obs := &observation{}
+	var err error
+	if obs.stable, err = r.ownedDeployment(ctx, ad, ad.Name, obs); err != nil {
+		return nil, err
+	}
+	if obs.canary, err = r.ownedDeployment(ctx, ad, ad.Name+platformv1.CanarySuffix, obs); err != nil {
+		return nil, err
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(ad.Namespace),
+		client.MatchingLabels{platformv1.AppNameLabel: ad.Name, platformv1.ManagedByLabel: platformv1.ManagedByValue}); err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	for i := range pods.Items {
+		if pod := &pods.Items[i]; pod.DeletionTimestamp.IsZero() && pod.Labels[platformv1.TrackLabel] != "" {
+			obs.pods = append(obs.pods, *pod)
+		}
+	}
+	return obs, nil
+}
+
+// ownedDeployment reads the Deployment name from the cache. The cache holds
+// only Deployments the operator made; one it made for another owner, or
+// that someone took over, is recorded in obs.nameTaken.
+func (r *Reconciler) ownedDeployment(ctx context.Context, ad *platformv1.AppDeployment, name string, obs *observation) (*appsv1.Deployment, error) {
+	d := &appsv1.Deployment{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: name}, d)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get Deployment %s: %w", name, err)
+	case !metav1.IsControlledBy(d, ad):
+		obs.nameTaken = "Deployment " + name
+		return nil, nil
+	}
+	return d, nil
+}
+
+// revisionOfDeployment is the revision of a Deployment's pod template.
+func revisionOfDeployment(d *appsv1.Deployment) string {
+	if d == nil {
+		return ""
+	}
+	return d.Spec.Template.Labels[platformv1.RevisionLabel]
+}
+
+// podReady reports whether a pod is ready.
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// ready counts the ready pods of a track; with revision set, only that
+// revision's.
+func (o *observation) ready(track, revision string) int32 {
+	var n int32
+	for i := range o.pods {
+		p := &o.pods[i]
+		if p.Labels[platformv1.TrackLabel] == track && (revision == "" || p.Labels[platformv1.RevisionLabel] == revision) && podReady(p) {
+			n++
+		}
+	}
+	return n
+}
+
+// rolledOut reports whether a Deployment has finished rolling out its
+// template at replicas: every pod updated and available, as the Deployment
+// controller reports it for the current generation.
+func rolledOut(d *appsv1.Deployment, replicas int32) bool {
+	if d == nil || d.Status.ObservedGeneration < d.Generation {
+		return false
+	}
+	s := d.Status
+	return ptr.Deref(d.Spec.Replicas, 1) == replicas && s.UpdatedReplicas == replicas &&
+		s.AvailableReplicas >= replicas && s.Replicas == replicas
+}
+
+// deadlineExceeded reports whether the Deployment controller gave up on a
+// rollout (its Progressing condition is False, ProgressDeadlineExceeded).
+func deadlineExceeded(d *appsv1.Deployment) bool {
+	if d == nil {
+		return false
+	}
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing {
+			return c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded"
+		}
+	}
+	return false
+}

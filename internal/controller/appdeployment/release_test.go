@@ -1,0 +1,512 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// world is a small model of what the cluster does with an application's
+// Deployments: each keeps its pods at its size and template, a new pod
+// before an old one goes (maxUnavailable 0). The pass's decisions are
+// applied to it as the reconciler would, and the status written back, so a
+// test drives a release from start to end in memory, and checks the
+// release's invariants after every pass. (Behaviour that the API server or
+// the real controllers decide is tested on envtest and kwok.)
+type world struct {
+	t   *testing.T
+	ad  *platformv1.AppDeployment
+	now time.Time
+	// deployments by track.
+	deployments map[string]*appsv1.Deployment
+	pods        []corev1.Pod
+	// unready, when it returns true for a pod's revision, keeps new pods of
+	// it from becoming ready; fail sets a waiting reason on them.
+	unready func(revision string) bool
+	fail    func(revision string) string
+	seq     int
+	// events are the reasons of the events the passes made.
+	events []string
+}
+
+func newWorld(t *testing.T, ad *platformv1.AppDeployment) *world {
+	return &world{t: t, ad: ad, now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC),
+		deployments: map[string]*appsv1.Deployment{},
+		unready:     func(string) bool { return false }, fail: func(string) string { return "" }}
+}
+
+// observation is what the cache would show.
+func (w *world) observation() *observation {
+	obs := &observation{stable: w.deployments[platformv1.TrackStable], canary: w.deployments[platformv1.TrackCanary]}
+	obs.stable, obs.canary = obs.stable.DeepCopy(), obs.canary.DeepCopy()
+	obs.pods = append(obs.pods, w.pods...)
+	return obs
+}
+
+// pass runs one reconcile pass and applies its decisions.
+func (w *world) pass() *pass {
+	w.t.Helper()
+	p := newPass(w.ad, w.observation(), w.now)
+	p.decide()
+	c := p.children
+	if p.obs.nameTaken == "" {
+		w.apply(platformv1.TrackStable, c.stableTemplate, c.stableRevision, c.stableReplicas, p)
+		if c.canaryReplicas != nil {
+			w.apply(platformv1.TrackCanary, p.template, p.revision, *c.canaryReplicas, p)
+		}
+		if c.removeCanary {
+			delete(w.deployments, platformv1.TrackCanary)
+		}
+		for _, name := range c.stalePods {
+			w.deletePod(name)
+		}
+	}
+	w.ad.Status = p.status()
+	for _, e := range p.events {
+		w.events = append(w.events, e.reason)
+	}
+	return p
+}
+
+func (w *world) apply(track string, template *corev1.PodTemplateSpec, revision string, replicas int32, p *pass) {
+	d := w.deployments[track]
+	if d == nil {
+		d = &appsv1.Deployment{}
+		w.deployments[track] = d
+	}
+	if template != nil {
+		d.Spec.Template = *forTrack(template, revision, track)
+	}
+	d.Spec.Replicas = ptr.To(replicas)
+	_ = p
+}
+
+// settle lets the Deployments' pods follow their Deployments, and reports
+// each Deployment's status, as the Deployment controller and kubelet would.
+func (w *world) settle() {
+	for track, d := range w.deployments {
+		rev := d.Spec.Template.Labels[platformv1.RevisionLabel]
+		want := ptr.Deref(d.Spec.Replicas, 1)
+		var cur, old []int
+		for i := range w.pods {
+			if w.pods[i].Labels[platformv1.TrackLabel] != track {
+				continue
+			}
+			if w.pods[i].Labels[platformv1.RevisionLabel] == rev {
+				cur = append(cur, i)
+			} else {
+				old = append(old, i)
+			}
+		}
+		for n := int32(len(cur)); n < want; n++ {
+			w.addPod(track, rev)
+		}
+		// Excess pods of the Deployment's revision go at once; old ones once
+		// as many new ones are ready (maxUnavailable 0).
+		var gone []string
+		for n := int32(len(cur)); n > want; n-- {
+			gone = append(gone, w.pods[cur[n-1]].Name)
+		}
+		readyNew := int32(0)
+		for _, i := range cur {
+			if podReady(&w.pods[i]) {
+				readyNew++
+			}
+		}
+		if readyNew >= want {
+			for _, i := range old {
+				gone = append(gone, w.pods[i].Name)
+			}
+		}
+		for _, name := range gone {
+			w.deletePod(name)
+		}
+	}
+	for track, d := range w.deployments {
+		rev := d.Spec.Template.Labels[platformv1.RevisionLabel]
+		var all, ready, updated int32
+		for i := range w.pods {
+			pod := &w.pods[i]
+			if pod.Labels[platformv1.TrackLabel] != track {
+				continue
+			}
+			all++
+			if podReady(pod) {
+				ready++
+			}
+			if pod.Labels[platformv1.RevisionLabel] == rev {
+				updated++
+			}
+		}
+		d.Generation++
+		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: all, ReadyReplicas: ready,
+			AvailableReplicas: ready, UpdatedReplicas: updated}
+	}
+}
+
+func (w *world) addPod(track, rev string) {
+	w.seq++
+	pod := corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Name: fmt.Sprintf("%s-%s-%d", track, rev, w.seq), CreationTimestamp: metav1.NewTime(w.now),
+		Labels: map[string]string{platformv1.TrackLabel: track, platformv1.RevisionLabel: rev},
+	}}
+	status := corev1.ConditionTrue
+	if w.unready(rev) {
+		status = corev1.ConditionFalse
+	}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+	if reason := w.fail(rev); reason != "" {
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: ContainerName,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason}}}}
+	}
+	w.pods = append(w.pods, pod)
+}
+
+func (w *world) deletePod(name string) {
+	for i := range w.pods {
+		if w.pods[i].Name == name {
+			w.pods = append(w.pods[:i], w.pods[i+1:]...)
+			return
+		}
+	}
+}
+
+// run alternates passes and settling until neither the status nor the
+// world changes, and checks after each pass that the application never runs
+// short of ready pods once it had them, and that both tracks never run at
+// full size. A pass once all is settled must change nothing.
+func (w *world) run() {
+	w.t.Helper()
+	for range 60 {
+		before, world := w.ad.Status.DeepCopy(), w.fingerprint()
+		w.pass()
+		w.check()
+		w.settle()
+		w.check()
+		w.now = w.now.Add(time.Second)
+		if meta.IsStatusConditionTrue(before.Conditions, platformv1.ConditionAvailable) &&
+			!meta.IsStatusConditionTrue(w.ad.Status.Conditions, platformv1.ConditionAvailable) {
+			w.t.Fatalf("the application lost availability: %s", w.ad.Status.Message)
+		}
+		if equalStatus(before, &w.ad.Status) && world == w.fingerprint() {
+			return
+		}
+	}
+	w.t.Fatalf("the release did not settle: %s", w.ad.Status.Message)
+}
+
+// fingerprint sums up the world's Deployments and pods.
+func (w *world) fingerprint() string {
+	var b strings.Builder
+	for _, track := range []string{platformv1.TrackStable, platformv1.TrackCanary} {
+		if d := w.deployments[track]; d != nil {
+			fmt.Fprintf(&b, "%s:%s:%d;", track, d.Spec.Template.Labels[platformv1.RevisionLabel], ptr.Deref(d.Spec.Replicas, 1))
+		}
+	}
+	for i := range w.pods {
+		fmt.Fprintf(&b, "%s:%v;", w.pods[i].Name, podReady(&w.pods[i]))
+	}
+	return b.String()
+}
+
+func equalStatus(a, b *platformv1.AppDeploymentStatus) bool {
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+// check asserts the release's invariants on the world as it is.
+func (w *world) check() {
+	w.t.Helper()
+	n := ptr.Deref(w.ad.Spec.Replicas, 1)
+	st, can := w.deployments[platformv1.TrackStable], w.deployments[platformv1.TrackCanary]
+	if n > 1 && st != nil && can != nil && ptr.Deref(st.Spec.Replicas, 1) >= n && ptr.Deref(can.Spec.Replicas, 1) >= n {
+		w.t.Fatalf("both Deployments at full size (%d)", n)
+	}
+	var ready int32
+	for i := range w.pods {
+		if podReady(&w.pods[i]) {
+			ready++
+		}
+	}
+	if meta.IsStatusConditionTrue(w.ad.Status.Conditions, platformv1.ConditionAvailable) && ready < n {
+		w.t.Fatalf("%d of %d pods ready while Available is True", ready, n)
+	}
+}
+
+// request sets a request annotation to a new value.
+func (w *world) request(annotation string) {
+	if w.ad.Annotations == nil {
+		w.ad.Annotations = map[string]string{}
+	}
+	w.seq++
+	w.ad.Annotations[annotation] = fmt.Sprint(w.seq)
+	w.ad.Annotations[annotation+platformv1.RequestedBySuffix] = "alice"
+}
+
+func (w *world) setImage(image string) {
+	w.ad.Spec.Image = image
+	w.ad.Generation++
+}
+
+func (w *world) podsOf(track string) (n int) {
+	for i := range w.pods {
+		if w.pods[i].Labels[platformv1.TrackLabel] == track {
+			n++
+		}
+	}
+	return n
+}
+
+func (w *world) expectPhase(phase platformv1.Phase, reason string) {
+	w.t.Helper()
+	if w.ad.Status.Phase != phase {
+		w.t.Fatalf("phase %s (%s), want %s", w.ad.Status.Phase, w.ad.Status.Message, phase)
+	}
+	ready := meta.FindStatusCondition(w.ad.Status.Conditions, platformv1.ConditionReady)
+	if reason != "" && (ready == nil || ready.Reason != reason) {
+		w.t.Fatalf("Ready %+v, want reason %s", ready, reason)
+	}
+}
+
+func (w *world) expectEvents(reasons ...string) {
+	w.t.Helper()
+	got := strings.Join(w.events, ",")
+	for _, r := range reasons {
+		if !strings.Contains(got, r) {
+			w.t.Fatalf("events %s, want %s among them", got, r)
+		}
+	}
+	w.events = nil
+}
+
+// canaryApp is the design documents' manifest, defaulted.
+func canaryApp() *platformv1.AppDeployment {
+	ad := app()
+	ad.Spec.Port = 0
+	ad.Spec.ProgressDeadlineSeconds = 600
+	ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30}
+	return ad
+}
+
+func TestRelease_FirstCreationGoesStraightToStable(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 {
+		t.Fatalf("want 3 stable pods and no canary, have %d and %v", w.podsOf(platformv1.TrackStable), w.deployments[platformv1.TrackCanary] != nil)
+	}
+	st := w.ad.Status
+	if st.StableVersion != "v1.2.3" || len(st.Revisions) != 1 || st.LastOutcome.Reason != platformv1.ReasonCreated {
+		t.Fatalf("status %+v", st)
+	}
+	w.expectEvents(EventReleased)
+}
+
+func TestRelease_CanaryWaitsForPromotionThenPromotes(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.run()
+	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonWaitingForApproval)
+	st := w.ad.Status
+	if st.PauseReason != platformv1.PauseApproval || st.Canary == nil || *st.Canary.ReadyReplicas != 1 ||
+		*st.Canary.Weight.Actual != 33 || *st.Canary.Weight.Desired != 33 {
+		t.Fatalf("status %+v canary %+v", st, st.Canary)
+	}
+	if w.podsOf(platformv1.TrackStable) != 2 || w.podsOf(platformv1.TrackCanary) != 1 {
+		t.Fatalf("%d stable and %d canary pods, want 2 and 1", w.podsOf(platformv1.TrackStable), w.podsOf(platformv1.TrackCanary))
+	}
+	if !strings.Contains(st.Message, "canary v1.2.4: 1/1 pods (33%)") || !strings.Contains(st.Message, "waiting for promotion") {
+		t.Fatalf("message %q", st.Message)
+	}
+	w.expectEvents(EventCanaryStarted)
+
+	w.request(platformv1.PromoteAnnotation)
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	st = w.ad.Status
+	if st.StableVersion != "v1.2.4" || st.Canary != nil || w.deployments[platformv1.TrackCanary] != nil ||
+		st.LastOutcome.Result != platformv1.OutcomePromoted || len(st.Revisions) != 2 || st.Revisions[0].Version != "v1.2.4" ||
+		st.HandledRequests.Promote != w.ad.Annotations[platformv1.PromoteAnnotation] {
+		t.Fatalf("status %+v", st)
+	}
+	w.expectEvents(EventStepCompleted, EventPromoted)
+}
+
+func TestRelease_AbortRestoresStableBeforeRemovingTheCanary(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.run()
+	w.request(platformv1.AbortAnnotation)
+	p := w.pass()
+	if p.children.removeCanary {
+		t.Fatalf("the canary is removed in the pass that records the abort")
+	}
+	w.settle()
+	// The stable Deployment grows back first.
+	p = w.pass()
+	if p.children.stableReplicas != 3 || p.children.removeCanary {
+		t.Fatalf("children %+v: want the stable Deployment back to 3 before the canary goes", p.children)
+	}
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonAborted)
+	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 || w.ad.Status.StableVersion != "v1.2.3" {
+		t.Fatalf("after the abort: canary %v, %d stable pods, stable %s", w.deployments[platformv1.TrackCanary] != nil,
+			w.podsOf(platformv1.TrackStable), w.ad.Status.StableVersion)
+	}
+	w.expectEvents(EventAborted)
+
+	// A retry starts the canary again; a new version would too.
+	w.request(platformv1.RetryAnnotation)
+	w.run()
+	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonWaitingForApproval)
+}
+
+func TestRelease_CanaryThatCannotPullItsImageRollsBackAtOnce(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.setImage("harbor.example.com/order-service:v9.9.9")
+	_, bad := podTemplate(w.ad)
+	w.unready = func(rev string) bool { return rev == bad }
+	w.fail = func(rev string) string {
+		if rev == bad {
+			return "ImagePullBackOff"
+		}
+		return ""
+	}
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
+	o := w.ad.Status.LastOutcome
+	if o.Result != platformv1.OutcomeRolledBack || o.Reason != "ImagePullBackOff" || o.Version != "v9.9.9" {
+		t.Fatalf("outcome %+v", o)
+	}
+	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 {
+		t.Fatal("the canary is not removed or the stable not whole")
+	}
+	w.expectEvents(EventCanaryStarted, EventRolledBack)
+}
+
+func TestRelease_CanaryNeverReadyFailsAtTheProgressDeadline(t *testing.T) {
+	ad := canaryApp()
+	ad.Spec.ProgressDeadlineSeconds = 20
+	w := newWorld(t, ad)
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.unready = func(string) bool { return true }
+	w.run()
+	w.expectPhase(platformv1.PhaseProgressing, platformv1.ReasonCanarying)
+	w.now = w.now.Add(20 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
+	if w.ad.Status.LastOutcome.Reason != "ProgressDeadlineExceeded" {
+		t.Fatalf("outcome %+v", w.ad.Status.LastOutcome)
+	}
+}
+
+func TestRelease_NewVersionDuringACanaryReplacesIt(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.5")
+	w.run()
+	st := w.ad.Status
+	if st.Canary == nil || st.Canary.Version != "v1.2.5" || st.StableVersion != "v1.2.3" {
+		t.Fatalf("canary %+v, stable %s", st.Canary, st.StableVersion)
+	}
+	w.expectEvents(EventCanaryReplaced, EventCanaryStarted)
+}
+
+func TestRelease_GoingBackToAPromotedRevisionSkipsTheCanary(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.run()
+	w.request(platformv1.PromoteAnnotation)
+	w.run()
+	w.expectEvents(EventPromoted)
+	w.setImage("harbor.example.com/order-service:v1.2.3")
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if w.ad.Status.LastOutcome.Reason != platformv1.ReasonPreviousRevision || w.ad.Status.StableVersion != "v1.2.3" {
+		t.Fatalf("outcome %+v", w.ad.Status.LastOutcome)
+	}
+	if strings.Contains(strings.Join(w.events, ","), EventCanaryStarted) {
+		t.Fatalf("a canary started: %v", w.events)
+	}
+}
+
+func TestRelease_StepsWithPausesCompleteByThemselves(t *testing.T) {
+	ad := canaryApp()
+	ad.Spec.Replicas = ptr.To[int32](10)
+	ad.Spec.Strategy.CanaryPercent = 0
+	ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 10, PauseSeconds: ptr.To[int32](5)}, {Weight: 50, PauseSeconds: ptr.To[int32](5)}}
+	w := newWorld(t, ad)
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	for range 5 {
+		w.run()
+		if w.ad.Status.Phase == platformv1.PhaseHealthy {
+			break
+		}
+		w.now = w.now.Add(5 * time.Second)
+	}
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if w.ad.Status.StableVersion != "v1.2.4" {
+		t.Fatalf("stable %s", w.ad.Status.StableVersion)
+	}
+}
+
+func TestRelease_RollingUpdateRecordsTheRevision(t *testing.T) {
+	ad := canaryApp()
+	ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling}
+	w := newWorld(t, ad)
+	w.run()
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if w.ad.Status.LastOutcome.Reason != platformv1.ReasonRolledOut || w.deployments[platformv1.TrackCanary] != nil {
+		t.Fatalf("outcome %+v", w.ad.Status.LastOutcome)
+	}
+}
+
+func TestRelease_RequestsAreActedOnOnce(t *testing.T) {
+	w := newWorld(t, canaryApp())
+	w.run()
+	w.request(platformv1.PromoteAnnotation)
+	w.run()
+	if w.ad.Status.HandledRequests.Promote == "" {
+		t.Fatal("a promote with no canary is not acknowledged")
+	}
+	w.expectEvents(EventRequestIgnored)
+	// The same value does nothing once the next canary starts.
+	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.run()
+	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonWaitingForApproval)
+}

@@ -1,0 +1,119 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// Requests are annotations with a new value each time (GitOps-safe: no one
+// patches status). Each value is acted on once, when it can be, and
+// acknowledged in status.handledRequests in the same write as the change it
+// causes; a request that cannot apply is acknowledged with a Warning event,
+// so it does not act later by surprise.
+
+// pending returns the value of a request annotation that has not been acted
+// on, and who made it (as admission recorded).
+func (p *pass) pending(annotation, handled string) (value, by string, ok bool) {
+	v := p.ad.Annotations[annotation]
+	if v == "" || v == handled {
+		return "", "", false
+	}
+	by = p.ad.Annotations[annotation+platformv1.RequestedBySuffix]
+	if by == "" {
+		by = "an unknown user"
+	}
+	return v, by, true
+}
+
+// ignore acknowledges a request that cannot apply.
+func (p *pass) ignore(handled *string, value, action, by, why string) {
+	*handled = value
+	p.transition(corev1.EventTypeWarning, EventRequestIgnored, action,
+		fmt.Sprintf("%s requested by %s ignored: %s", action, by, why))
+}
+
+// handleAbort ends the canary in progress as Aborted; the children wind it
+// down like a rollback.
+func (p *pass) handleAbort() {
+	v, by, ok := p.pending(platformv1.AbortAnnotation, p.next.handled.Abort)
+	if !ok {
+		return
+	}
+	c := p.next.canary
+	if c == nil {
+		p.ignore(&p.next.handled.Abort, v, "Abort", by, "no canary is in progress")
+		return
+	}
+	p.next.handled.Abort = v
+	p.end(platformv1.OutcomeAborted, platformv1.ReasonAborted,
+		fmt.Sprintf("Canary %s aborted by %s", describe(c.Version, c.Revision), by))
+}
+
+// handleRetry starts again a canary that was rolled back, aborted or held on
+// a failure, from its first step and with new pods. A retry that comes while
+// a rolled-back canary is still being removed waits for that.
+func (p *pass) handleRetry() {
+	v, by, ok := p.pending(platformv1.RetryAnnotation, p.next.handled.Retry)
+	if !ok {
+		return
+	}
+	switch c := p.next.canary; {
+	case c != nil && c.Failure != nil:
+		p.next.handled.Retry = v
+		p.next.canary = p.newCanary()
+	case c == nil && p.isCanary() && p.blocked(&p.next):
+		if p.obs.canary != nil {
+			return // still winding down
+		}
+		p.next.handled.Retry = v
+		p.next.canary = p.newCanary()
+	default:
+		p.ignore(&p.next.handled.Retry, v, "Retry", by, "nothing was rolled back, aborted or failed for the current spec")
+		return
+	}
+	p.transition(corev1.EventTypeNormal, EventCanaryStarted, "Retry",
+		fmt.Sprintf("Canary %s retried by %s, from step 1 with new pods", describe(p.version(), p.revision), by))
+}
+
+// handlePromote completes the current step of a running canary: its pause
+// and any approval it waits for. It waits until the step's canary pods are
+// ready, since stable pods go only when they are.
+func (p *pass) handlePromote() {
+	v, by, ok := p.pending(platformv1.PromoteAnnotation, p.next.handled.Promote)
+	if !ok {
+		return
+	}
+	c := p.next.canary
+	switch {
+	case c == nil || !p.running(&p.next):
+		p.ignore(&p.next.handled.Promote, v, "Promote", by, "no canary is in progress")
+	case c.Failure != nil:
+		p.ignore(&p.next.handled.Promote, v, "Promote", by, "the canary failed; retry or abort it")
+	case stepIndex(c) >= int32(len(p.steps)):
+		p.ignore(&p.next.handled.Promote, v, "Promote", by, "the canary is already being promoted")
+	case c.Step.ReadyAt == nil || p.ad.Spec.Paused:
+		// Acted on once the step's pods are ready and the canary not paused.
+	default:
+		p.next.handled.Promote = v
+		p.completeStep(by)
+	}
+}

@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/release"
+)
+
+// status is the AppDeployment's status as the pass leaves it: the next
+// record, and everything else rebuilt from what the children showed.
+func (p *pass) status() platformv1.AppDeploymentStatus {
+	ad, obs := p.ad, p.obs
+	st := platformv1.AppDeploymentStatus{
+		Conditions:         append([]metav1.Condition(nil), ad.Status.Conditions...),
+		ObservedGeneration: ad.Generation,
+		Selector:           labels.SelectorFromSet(labels.Set{platformv1.AppNameLabel: ad.Name}).String(),
+		CurrentVersion:     p.version(),
+		CurrentRevision:    p.revision,
+		Canary:             p.next.canary.DeepCopy(),
+		HandledRequests:    p.next.handled,
+		LastOutcome:        p.next.outcome,
+		Revisions:          p.next.history,
+	}
+	var replicas, ready, available int32
+	for _, d := range []*appsv1.Deployment{obs.stable, obs.canary} {
+		if d != nil {
+			replicas += d.Status.Replicas
+			ready += d.Status.ReadyReplicas
+			available += d.Status.AvailableReplicas
+		}
+	}
+	st.Replicas, st.ReadyReplicas, st.AvailableReplicas = &replicas, &ready, &available
+	// Updated pods are the ready pods of the spec's revision, on either track.
+	st.UpdatedReplicas = ptr.To(p.podsOf(p.revision))
+	if s := obs.stable; s != nil {
+		st.StableRevision = p.stableRevision()
+		st.StableVersion = s.Spec.Template.Labels[platformv1.AppVersionLabel]
+		if cs := s.Spec.Template.Spec.Containers; len(cs) > 0 {
+			st.StableImage = cs[0].Image
+		}
+	}
+	if c := st.Canary; c != nil {
+		c.Replicas = ptr.To(replicasOf(obs.canary))
+		canaryReady := obs.ready(platformv1.TrackCanary, c.Revision)
+		c.ReadyReplicas = &canaryReady
+		i := stepIndex(c)
+		c.Weight = &platformv1.CanaryWeight{
+			Desired: ptr.To(release.Weight(p.canaryPods(i), p.stableShare(i))),
+			Actual:  ptr.To(release.Weight(canaryReady, canaryReady+obs.ready(platformv1.TrackStable, ""))),
+		}
+	}
+	p.conditions(&st)
+	return st
+}
+
+// stableShare is, at step i, the total of pods the desired weight is a share
+// of: the replicas, or one more when the canary is a surge pod.
+func (p *pass) stableShare(i int32) int32 {
+	canary := p.canaryPods(i)
+	return canary + release.StableReplicas(canary, p.replicas)
+}
+
+// podsOf counts the ready pods of a revision on both tracks.
+func (p *pass) podsOf(revision string) int32 {
+	return p.obs.ready(platformv1.TrackStable, revision) + p.obs.ready(platformv1.TrackCanary, revision)
+}
+
+// conditions sets Available, Progressing and Ready, and the phase, pause
+// reason and message that sum them up.
+func (p *pass) conditions(st *platformv1.AppDeploymentStatus) {
+	ad, now := p.ad, p.now.Time
+	gen := ad.Generation
+	set := func(t string, ok bool, reason, msg string) {
+		status := metav1.ConditionFalse
+		if ok {
+			status = metav1.ConditionTrue
+		}
+		reconcileutil.SetCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}, gen, now)
+	}
+
+	ready := ptr.Deref(st.ReadyReplicas, 0)
+	if ready >= p.replicas {
+		set(platformv1.ConditionAvailable, true, platformv1.ReasonMinimumReplicas,
+			fmt.Sprintf("%d of %d pods ready", ready, p.replicas))
+	} else {
+		set(platformv1.ConditionAvailable, false, platformv1.ReasonMinimumReplicasUnavailable,
+			fmt.Sprintf("%d of %d pods ready", ready, p.replicas))
+	}
+
+	phase, pause, reason, msg := p.summary(st)
+	st.Phase, st.PauseReason, st.Message = phase, pause, msg
+	switch phase {
+	case platformv1.PhaseHealthy:
+		set(platformv1.ConditionProgressing, false, platformv1.ReasonReleased, msg)
+		set(platformv1.ConditionReady, true, platformv1.ReasonReleased, msg)
+	case platformv1.PhaseDegraded:
+		set(platformv1.ConditionProgressing, false, reason, msg)
+		set(platformv1.ConditionReady, false, reason, msg)
+	default:
+		progress := platformv1.ReasonRollingOut
+		if p.running(&p.next) {
+			progress = platformv1.ReasonCanarying
+		}
+		set(platformv1.ConditionProgressing, true, progress, msg)
+		set(platformv1.ConditionReady, false, reason, msg)
+	}
+}
+
+// summary is the phase, pause reason, Ready reason and message of the
+// release as the pass leaves it.
+func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, platformv1.PauseReason, string, string) {
+	ad := p.ad
+	cur := describe(p.version(), p.revision)
+	if p.obs.nameTaken != "" {
+		return platformv1.PhaseDegraded, "", platformv1.ReasonNameTaken,
+			fmt.Sprintf("%s exists and is not this AppDeployment's; delete or rename it", p.obs.nameTaken)
+	}
+	if c := p.next.canary; c != nil && p.running(&p.next) {
+		if f := c.Failure; f != nil {
+			return platformv1.PhaseDegraded, "", platformv1.ReasonCanaryFailed,
+				fmt.Sprintf("canary %s failed (%s: %s); held: retry or abort", cur, f.Reason, f.Message)
+		}
+		msg := p.canaryMessage(c, st)
+		switch {
+		case ad.Spec.Paused:
+			return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
+		case stepIndex(c) < int32(len(p.steps)) && c.Step.ReadyAt != nil && needsApproval(&ad.Spec.Strategy, p.steps[stepIndex(c)]) &&
+			(c.Step.PauseUntil == nil || !p.now.Before(c.Step.PauseUntil)):
+			return platformv1.PhasePaused, platformv1.PauseApproval, platformv1.ReasonWaitingForApproval, msg + ", waiting for promotion"
+		}
+		return platformv1.PhaseProgressing, "", platformv1.ReasonCanarying, msg
+	}
+	if p.blocked(&p.next) {
+		o := p.next.outcome
+		reason := platformv1.ReasonRolledBack
+		if o.Result == platformv1.OutcomeAborted {
+			reason = platformv1.ReasonAborted
+		}
+		msg := fmt.Sprintf("%s; stable %s", o.Message, describe(st.StableVersion, st.StableRevision))
+		if p.obs.canary != nil {
+			msg += ", removing the canary once the stable pods are back"
+		}
+		return platformv1.PhaseDegraded, "", reason, msg
+	}
+	if deadlineExceeded(p.obs.stable) {
+		return platformv1.PhaseDegraded, "", platformv1.ReasonProgressDeadlineExceeded,
+			fmt.Sprintf("%s: the rollout made no progress within %ds", cur, ad.Spec.ProgressDeadlineSeconds)
+	}
+	if st.StableRevision == p.revision && rolledOut(p.obs.stable, p.replicas) && p.obs.canary == nil {
+		return platformv1.PhaseHealthy, "", platformv1.ReasonReleased,
+			fmt.Sprintf("%s: %d/%d pods ready", cur, ptr.Deref(st.ReadyReplicas, 0), p.replicas)
+	}
+	msg := fmt.Sprintf("%s: %d/%d pods updated and ready", cur, ptr.Deref(st.UpdatedReplicas, 0), p.replicas)
+	if p.obs.canary != nil && !p.running(&p.next) {
+		msg += ", removing the canary once the stable pods are ready"
+	}
+	if ad.Spec.Paused {
+		return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
+	}
+	return platformv1.PhaseProgressing, "", platformv1.ReasonRollingOut, msg
+}
+
+// canaryMessage is the one line that says where a canary is.
+func (p *pass) canaryMessage(c *platformv1.CanaryStatus, st *platformv1.AppDeploymentStatus) string {
+	i := stepIndex(c)
+	w := st.Canary.Weight
+	var b strings.Builder
+	fmt.Fprintf(&b, "canary %s: %d/%d pods (%d%%)", describe(c.Version, c.Revision),
+		ptr.Deref(st.Canary.ReadyReplicas, 0), p.canaryPods(i), ptr.Deref(w.Actual, 0))
+	if i >= int32(len(p.steps)) {
+		fmt.Fprintf(&b, ", promoting: %d/%d stable pods updated", p.obs.ready(platformv1.TrackStable, c.Revision), p.replicas)
+		return b.String()
+	}
+	fmt.Fprintf(&b, ", step %d/%d (%d%%)", i+1, len(p.steps), p.steps[i].Weight)
+	if u := c.Step.PauseUntil; u != nil && p.now.Before(u) {
+		fmt.Fprintf(&b, ", paused until %s", u.UTC().Format("15:04:05"))
+	}
+	return b.String()
+}
