@@ -119,7 +119,7 @@ ready() {
 === platform-operator is running against the local cluster "$cluster".
 Watch the objects (in another terminal):
 
-    kubectl --kubeconfig $kubeconfig get scheduletasks,taskruns,cronjobs,jobs -A -w
+    kubectl --kubeconfig $kubeconfig get scheduletasks,taskruns,appdeployments,deployments,pods -A -w
 
 or point kubectl at the cluster for this shell only:
 
