@@ -18,6 +18,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,6 +31,8 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -245,5 +248,226 @@ func TestAppDeployment_ScaleSubresourceChangesReplicas(t *testing.T) {
 	err := alice.SubResource("scale").Update(ctx, ad, client.WithSubResourceBody(scale))
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.replicas") {
 		t.Errorf("scaling to 101 returned %v, want Invalid naming spec.replicas", err)
+	}
+}
+
+// The request annotations and their requesters, spelled as users and the
+// controller read them.
+const (
+	promoteKey   = "platform.example.com/promote"
+	abortKey     = "platform.example.com/abort"
+	retryKey     = "platform.example.com/retry"
+	promoteByKey = "platform.example.com/promote-requested-by"
+	abortByKey   = "platform.example.com/abort-requested-by"
+	retryByKey   = "platform.example.com/retry-requested-by"
+)
+
+// requestAnnotations returns the stored AppDeployment's request and
+// requester annotations (the ones present), and nothing else it carries.
+func requestAnnotations(t *testing.T, ad *platformv1.AppDeployment) map[string]string {
+	t.Helper()
+	stored := &platformv1.AppDeployment{}
+	if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(ad), stored); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, k := range []string{promoteKey, abortKey, retryKey, promoteByKey, abortByKey, retryByKey} {
+		if v, ok := stored.Annotations[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// patchAnnotations sets (a string) or removes (nil) annotations as c, by a
+// JSON merge patch, which carries no resourceVersion: the controller's
+// status writes cannot make it conflict.
+func patchAnnotations(ctx context.Context, c client.Client, ad *platformv1.AppDeployment,
+	annotations map[string]any) error {
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
+	if err != nil {
+		return err
+	}
+	return c.Patch(ctx, ad.DeepCopy(), client.RawPatch(types.MergePatchType, data))
+}
+
+func TestAppDeployment_RequestsAreStampedWithTheRequestingUser(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	alice := userClient(t, ns, "alice", []rbacv1.PolicyRule{appRule, deploymentRule})
+	bob := userClient(t, ns, "bob", []rbacv1.PolicyRule{appRule})
+
+	ad := sampleApp(t, ns)
+	ad.Annotations = map[string]string{retryKey: "r1"}
+	if err := alice.Create(ctx, ad); err != nil {
+		t.Fatalf("create with a retry request as alice: %v", err)
+	}
+	want := map[string]string{retryKey: "r1", retryByKey: "alice"}
+	if diff := cmp.Diff(want, requestAnnotations(t, ad)); diff != "" {
+		t.Fatalf("after alice created it with a retry (-want +got):\n%s", diff)
+	}
+
+	if err := patchAnnotations(ctx, alice, ad, map[string]any{promoteKey: "p1"}); err != nil {
+		t.Fatalf("promote as alice: %v", err)
+	}
+	want = map[string]string{retryKey: "r1", retryByKey: "alice", promoteKey: "p1", promoteByKey: "alice"}
+	if diff := cmp.Diff(want, requestAnnotations(t, ad)); diff != "" {
+		t.Fatalf("after alice promoted (-want +got):\n%s", diff)
+	}
+
+	// bob needs no right to create Deployments to promote: the spec is
+	// unchanged.
+	if err := patchAnnotations(ctx, bob, ad, map[string]any{promoteKey: "p2", abortKey: "a1"}); err != nil {
+		t.Fatalf("promote and abort as bob: %v", err)
+	}
+	want = map[string]string{retryKey: "r1", retryByKey: "alice", promoteKey: "p2", promoteByKey: "bob",
+		abortKey: "a1", abortByKey: "bob"}
+	if diff := cmp.Diff(want, requestAnnotations(t, ad)); diff != "" {
+		t.Errorf("after bob changed the promote and aborted (-want +got):\n%s", diff)
+	}
+
+	// A new request that carries someone else's name, as a manifest copied
+	// from the stored object would, records its real author.
+	if err := patchAnnotations(ctx, bob, ad, map[string]any{retryKey: "r2", retryByKey: "alice"}); err != nil {
+		t.Fatalf("retry as bob, naming alice: %v", err)
+	}
+	want[retryKey], want[retryByKey] = "r2", "bob"
+	if diff := cmp.Diff(want, requestAnnotations(t, ad)); diff != "" {
+		t.Errorf("after bob retried naming alice (-want +got):\n%s", diff)
+	}
+}
+
+func TestAppDeployment_RequesterCannotBeWrittenByHand(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	alice := userClient(t, ns, "alice", []rbacv1.PolicyRule{appRule, deploymentRule})
+	bob := userClient(t, ns, "bob", []rbacv1.PolicyRule{appRule})
+
+	ad := sampleApp(t, ns)
+	ad.Annotations = map[string]string{promoteKey: "p1"}
+	if err := alice.Create(ctx, ad); err != nil {
+		t.Fatal(err)
+	}
+	stamped := map[string]string{promoteKey: "p1", promoteByKey: "alice"}
+	if diff := cmp.Diff(stamped, requestAnnotations(t, ad)); diff != "" {
+		t.Fatalf("after alice created it with a promote (-want +got):\n%s", diff)
+	}
+
+	tests := []struct {
+		name  string
+		as    client.Client
+		patch map[string]any
+		field string
+	}{
+		{"bob claims alice's promote", bob, map[string]any{promoteByKey: "bob"},
+			"metadata.annotations[platform.example.com/promote-requested-by]"},
+		{"alice renames her own promote", alice, map[string]any{promoteByKey: "alice-admin"},
+			"metadata.annotations[platform.example.com/promote-requested-by]"},
+		{"bob erases who promoted", bob, map[string]any{promoteByKey: nil},
+			"metadata.annotations[platform.example.com/promote-requested-by]"},
+		{"bob names alice for an abort nobody asked for", bob, map[string]any{abortByKey: "alice"},
+			"metadata.annotations[platform.example.com/abort-requested-by]"},
+		{"bob names carol as he withdraws the promote", bob, map[string]any{promoteKey: nil, promoteByKey: "carol"},
+			"metadata.annotations[platform.example.com/promote-requested-by]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := patchAnnotations(ctx, tt.as, ad, tt.patch)
+			var status apierrors.APIStatus
+			if err == nil || !errors.As(err, &status) {
+				t.Fatalf("patch returned %v, want a refusal", err)
+			}
+			if got := status.Status().Code; got != 403 {
+				t.Errorf("HTTP %d, want 403: %v", got, err)
+			}
+			if !strings.Contains(err.Error(), tt.field) {
+				t.Errorf("message does not name %s: %v", tt.field, err)
+			}
+			if diff := cmp.Diff(stamped, requestAnnotations(t, ad)); diff != "" {
+				t.Errorf("the refused patch changed the requests (-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	// Withdrawing a request may take its requester with it.
+	if err := patchAnnotations(ctx, bob, ad, map[string]any{promoteKey: nil, promoteByKey: nil}); err != nil {
+		t.Errorf("withdrawing the promote with its requester: %v", err)
+	}
+	if diff := cmp.Diff(map[string]string{}, requestAnnotations(t, ad)); diff != "" {
+		t.Errorf("after the withdrawal (-want +got):\n%s", diff)
+	}
+}
+
+func TestAppDeployment_UnrelatedChangesLeaveTheStampsAlone(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	alice := userClient(t, ns, "alice", []rbacv1.PolicyRule{appRule, deploymentRule})
+	bob := userClient(t, ns, "bob", []rbacv1.PolicyRule{appRule, deploymentRule})
+
+	ad := sampleApp(t, ns)
+	ad.Annotations = map[string]string{promoteKey: "p1", abortKey: "a1"}
+	if err := alice.Create(ctx, ad); err != nil {
+		t.Fatal(err)
+	}
+	stamped := map[string]string{promoteKey: "p1", promoteByKey: "alice", abortKey: "a1", abortByKey: "alice"}
+
+	patch := []byte(`{"spec":{"image":"harbor.example.com/order-service:v1.2.4"},` +
+		`"metadata":{"annotations":{"team":"orders"}}}`)
+	if err := bob.Patch(ctx, ad.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatalf("a new image and an annotation of bob's own: %v", err)
+	}
+	if diff := cmp.Diff(stamped, requestAnnotations(t, ad)); diff != "" {
+		t.Errorf("after bob changed the spec (-want +got):\n%s", diff)
+	}
+
+	// A GitOps tool re-applies the same manifest on every sync, without the
+	// requesters it never wrote: the apply must succeed and keep them.
+	manifest := func(image string) map[string]any {
+		return map[string]any{
+			"apiVersion": platformv1.GroupVersion.String(), "kind": "AppDeployment",
+			"metadata": map[string]any{"namespace": ns, "name": "gitops-app",
+				"annotations": map[string]any{promoteKey: "p1"}},
+			"spec": map[string]any{"image": image, "strategy": map[string]any{"type": "rolling"}},
+		}
+	}
+	if err := applyAs(ctx, alice, manifest("harbor.example.com/order-service:v1.2.3")); err != nil {
+		t.Fatalf("first apply as alice: %v", err)
+	}
+	if err := applyAs(ctx, bob, manifest("harbor.example.com/order-service:v1.2.4")); err != nil {
+		t.Fatalf("re-apply as bob with a new image and the same promote: %v", err)
+	}
+	applied := &platformv1.AppDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gitops-app"}}
+	want := map[string]string{promoteKey: "p1", promoteByKey: "alice"}
+	if diff := cmp.Diff(want, requestAnnotations(t, applied)); diff != "" {
+		t.Errorf("after the re-apply (-want +got):\n%s", diff)
+	}
+}
+
+// An update of an AppDeployment being deleted goes past both webhooks: it is
+// neither judged nor stamped, so nothing in admission can hold up a
+// deletion.
+func TestAppDeployment_RequestOnAnObjectBeingDeletedIsNotStamped(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	alice := userClient(t, ns, "alice", []rbacv1.PolicyRule{appRule, deploymentRule})
+
+	const hold = "platform.example.com/test-hold"
+	ad := sampleApp(t, ns)
+	ad.Finalizers = []string{hold}
+	if err := alice.Create(ctx, ad); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		release := []byte(`{"metadata":{"finalizers":null}}`)
+		_ = k8sClient.Patch(ctx, ad.DeepCopy(), client.RawPatch(types.MergePatchType, release))
+	})
+	if err := alice.Delete(ctx, ad); err != nil {
+		t.Fatal(err)
+	}
+	if err := patchAnnotations(ctx, alice, ad, map[string]any{promoteKey: "p1"}); err != nil {
+		t.Fatalf("promote while being deleted: %v", err)
+	}
+	if diff := cmp.Diff(map[string]string{promoteKey: "p1"}, requestAnnotations(t, ad)); diff != "" {
+		t.Errorf("after the promote (-want +got):\n%s", diff)
 	}
 }

@@ -18,6 +18,7 @@ package v1
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -33,12 +34,15 @@ import (
 	"github.com/example/platform-operator/internal/validation"
 )
 
-// The matchConditions keep the API server from calling the webhook for an
-// update of an AppDeployment being deleted, and for one that changes neither
-// the spec nor a request annotation. Keep the list of annotations in the CEL
-// equal to appRequestAnnotations.
+// The matchConditions keep the API server from calling the validating
+// webhook for an update of an AppDeployment being deleted, and for one that
+// changes neither the spec nor an interpreted annotation (a request or its
+// requester); and from calling the mutating webhook for anything but a
+// request annotation set or changed. Keep the lists of annotations in the
+// CEL equal to appInterpretedAnnotations and appRequestAnnotations.
 //
-// +kubebuilder:webhook:path=/validate-platform-example-com-v1-appdeployment,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=appdeployments,verbs=create;update,versions=v1,name=vappdeployment-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
+// +kubebuilder:webhook:path=/validate-platform-example-com-v1-appdeployment,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=appdeployments,verbs=create;update,versions=v1,name=vappdeployment-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry', 'platform.example.com/promote-requested-by', 'platform.example.com/abort-requested-by', 'platform.example.com/retry-requested-by'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
+// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-appdeployment,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=appdeployments,verbs=create;update,versions=v1,name=mappdeployment-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"request-change","expression":"request.operation == 'CREATE' ? has(object.metadata.annotations) && ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry'].exists(k, k in object.metadata.annotations) : ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
 
 // appRequestAnnotations are the annotations that ask the operator to act on
 // an AppDeployment's canary.
@@ -48,23 +52,38 @@ var appRequestAnnotations = []string{
 	platformv1.RetryAnnotation,
 }
 
+// appInterpretedAnnotations are the annotations whose change the validating
+// webhook judges: the requests, and the requesters that the controller names
+// in its events and that only admission may write.
+var appInterpretedAnnotations = []string{
+	platformv1.PromoteAnnotation,
+	platformv1.AbortAnnotation,
+	platformv1.RetryAnnotation,
+	platformv1.PromoteAnnotation + platformv1.RequestedBySuffix,
+	platformv1.AbortAnnotation + platformv1.RequestedBySuffix,
+	platformv1.RetryAnnotation + platformv1.RequestedBySuffix,
+}
+
 // AppDeploymentWebhook rejects AppDeployments that the schema cannot judge,
 // and those that would let their author run pods they could not create
-// directly.
+// directly; and records who asked for each promote, abort and retry.
 type AppDeploymentWebhook struct {
 	// Client creates SubjectAccessReviews.
 	Client client.Client
 }
 
-var _ admission.Validator[*platformv1.AppDeployment] = &AppDeploymentWebhook{}
+var (
+	_ admission.Validator[*platformv1.AppDeployment] = &AppDeploymentWebhook{}
+	_ admission.Defaulter[*platformv1.AppDeployment] = &AppDeploymentWebhook{}
+)
 
 // ValidateCreate checks a new AppDeployment.
 func (v *AppDeploymentWebhook) ValidateCreate(ctx context.Context, ad *platformv1.AppDeployment) (admission.Warnings, error) {
-	return v.validate(ctx, ad, true)
+	return v.validate(ctx, nil, ad, true)
 }
 
 // ValidateUpdate checks a changed AppDeployment. One being deleted, and an
-// update that changes neither the spec nor a request annotation, pass
+// update that changes neither the spec nor an interpreted annotation, pass
 // unjudged; the author's right to create Deployments is asked again only
 // when the spec changed.
 func (v *AppDeploymentWebhook) ValidateUpdate(ctx context.Context, old, ad *platformv1.AppDeployment) (admission.Warnings, error) {
@@ -72,10 +91,10 @@ func (v *AppDeploymentWebhook) ValidateUpdate(ctx context.Context, old, ad *plat
 		return nil, nil
 	}
 	specChanged := !equality.Semantic.DeepEqual(old.Spec, ad.Spec)
-	if !specChanged && len(changedAnnotations(old.Annotations, ad.Annotations, appRequestAnnotations)) == 0 {
+	if !specChanged && len(changedAnnotations(old.Annotations, ad.Annotations, appInterpretedAnnotations)) == 0 {
 		return nil, nil
 	}
-	return v.validate(ctx, ad, specChanged)
+	return v.validate(ctx, old.Annotations, ad, specChanged)
 }
 
 // ValidateDelete allows every deletion.
@@ -83,9 +102,10 @@ func (v *AppDeploymentWebhook) ValidateDelete(context.Context, *platformv1.AppDe
 	return nil, nil
 }
 
-// validate judges the AppDeployment by today's rules and, when asked, the
-// user's right to create Deployments in its namespace.
-func (v *AppDeploymentWebhook) validate(ctx context.Context, ad *platformv1.AppDeployment, checkDeployments bool) (admission.Warnings, error) {
+// validate judges the AppDeployment by today's rules, its requesters against
+// the annotations it had before (oldAnnotations, nil on create) and, when
+// asked, the user's right to create Deployments in its namespace.
+func (v *AppDeploymentWebhook) validate(ctx context.Context, oldAnnotations map[string]string, ad *platformv1.AppDeployment, checkDeployments bool) (admission.Warnings, error) {
 	errs, warnings := validation.AppDeployment(ad)
 	annotations := field.NewPath("metadata", "annotations")
 	for _, k := range appRequestAnnotations {
@@ -94,11 +114,12 @@ func (v *AppDeploymentWebhook) validate(ctx context.Context, ad *platformv1.AppD
 				fmt.Sprintf("must be at most %d characters: any new value asks once", platformv1.MaxRequestValueLength)))
 		}
 	}
+	u, err := requestUser(ctx)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	errs = append(errs, requesterErrors(oldAnnotations, ad.Annotations, u.Username)...)
 	if checkDeployments {
-		u, err := requestUser(ctx)
-		if err != nil {
-			return nil, apierrors.NewInternalError(err)
-		}
 		forbidden, err := v.mayNotCreateDeployments(ctx, u, ad.Namespace)
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
@@ -106,6 +127,92 @@ func (v *AppDeploymentWebhook) validate(ctx context.Context, ad *platformv1.AppD
 		errs = append(errs, forbidden...)
 	}
 	return warnings, invalid(platformv1.GroupVersion.WithKind("AppDeployment").GroupKind(), ad.Name, errs)
+}
+
+// Default records who asked: for every request annotation that this request
+// sets to a new, non-empty value, the requester annotation becomes the
+// requesting user, and the controller names that user in its event. The
+// matchConditions call this webhook only when a request annotation changes;
+// the checks here are for an installation without them.
+func (v *AppDeploymentWebhook) Default(ctx context.Context, ad *platformv1.AppDeployment) error {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return err
+	}
+	var oldAnnotations map[string]string
+	if len(req.OldObject.Raw) > 0 {
+		var old platformv1.AppDeployment
+		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
+			return fmt.Errorf("decode the stored AppDeployment: %w", err)
+		}
+		if !old.DeletionTimestamp.IsZero() {
+			return nil
+		}
+		oldAnnotations = old.Annotations
+	}
+	ad.Annotations = stampRequesters(oldAnnotations, ad.Annotations, req.UserInfo.Username)
+	return nil
+}
+
+// newRequest reports whether the change from old to cur makes the request
+// annotation k ask for something: a non-empty value it did not have. The
+// controller ignores an empty value, so emptying or removing a request asks
+// for nothing and needs no requester.
+func newRequest(old, cur map[string]string, k string) bool {
+	v, ok := cur[k]
+	if !ok || v == "" {
+		return false
+	}
+	ov, ook := old[k]
+	return !ook || ov != v
+}
+
+// stampRequesters returns cur with the requester annotation of every new
+// request (newRequest) set to user. A withdrawn request keeps its requester:
+// it still names who made the last request.
+func stampRequesters(old, cur map[string]string, user string) map[string]string {
+	for _, k := range appRequestAnnotations {
+		if newRequest(old, cur, k) {
+			cur[k+platformv1.RequestedBySuffix] = user
+		}
+	}
+	return cur
+}
+
+// requesterErrors judges the requester annotations of a change from old to
+// cur by user. A requester is what admission recorded, so that an event
+// saying who promoted, aborted or retried cannot name someone else: with a
+// new request it must name the requesting user (the mutating webhook sets it
+// so), and otherwise it may not change, except to go away together with a
+// request withdrawn in the same change.
+func requesterErrors(old, cur map[string]string, user string) field.ErrorList {
+	var errs field.ErrorList
+	annotations := field.NewPath("metadata", "annotations")
+	for _, k := range appRequestAnnotations {
+		r := k + platformv1.RequestedBySuffix
+		by, set := cur[r]
+		if newRequest(old, cur, k) {
+			switch {
+			case !set:
+				errs = append(errs, field.Forbidden(annotations.Key(r),
+					fmt.Sprintf("must name the user who sets %s, %q, and is missing: the mutating webhook mappdeployment-v1.platform.example.com sets it", k, user)))
+			case by != user:
+				errs = append(errs, field.Forbidden(annotations.Key(r),
+					fmt.Sprintf("must name the user who sets %s, %q, not %q", k, user, by)))
+			}
+			continue
+		}
+		if len(changedAnnotations(old, cur, []string{r})) == 0 {
+			continue
+		}
+		withdrawn := len(changedAnnotations(old, cur, []string{k})) > 0
+		if withdrawn && !set {
+			continue
+		}
+		errs = append(errs, field.Forbidden(annotations.Key(r),
+			fmt.Sprintf("is set by admission when %s is set to a new value, and only then", k)))
+	}
+	return errs
 }
 
 // mayNotCreateDeployments asks the API server whether the requesting user
@@ -123,10 +230,12 @@ func (v *AppDeploymentWebhook) mayNotCreateDeployments(ctx context.Context, u au
 		"user %q may not create deployments.apps in namespace %q, and an AppDeployment runs its pods as one would", u.Username, namespace))}, nil
 }
 
-// SetupAppDeploymentWebhook registers the AppDeployment webhook with the
+// SetupAppDeploymentWebhook registers the AppDeployment webhooks with the
 // manager.
 func SetupAppDeploymentWebhook(mgr ctrl.Manager) error {
+	v := &AppDeploymentWebhook{Client: mgr.GetClient()}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.AppDeployment{}).
-		WithValidator(&AppDeploymentWebhook{Client: mgr.GetClient()}).
+		WithValidator(v).
+		WithDefaulter(v).
 		Complete()
 }
