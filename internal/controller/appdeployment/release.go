@@ -246,9 +246,13 @@ func (p *pass) desiredChildren(r *record) children {
 	}
 	if p.obs.canary != nil {
 		// A canary nobody runs any more goes once the stable Deployment is
-		// back at full size and ready, never before: no capacity gap.
+		// back at full size and ready, never before: no capacity gap. Both
+		// the pods and the Deployment's own status must say so, so that
+		// anyone watching the Deployments sees the stable one ready before
+		// the canary goes.
 		st := p.obs.stable
 		c.removeCanary = p.replicas == 0 || st != nil && ptr.Deref(st.Spec.Replicas, 1) >= p.replicas &&
+			st.Status.ObservedGeneration >= st.Generation && st.Status.ReadyReplicas >= p.replicas &&
 			p.obs.ready(platformv1.TrackStable, "") >= p.replicas
 	}
 	return c

@@ -1,0 +1,361 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// Releases on the kwok cluster: the real Deployment, ReplicaSet and
+// EndpointSlice controllers run the children, kwok plays the kubelet (pods
+// of an image marked kwok-unready, kwok-image-pull-backoff or kwok-crash-loop
+// never become ready; see hack/kwok/config.yaml).
+
+const releaseTimeout = 90 * time.Second
+
+// app is the design documents' AppDeployment in namespace ns, changed by mutate.
+func app(ns string, mutate func(*platformv1.AppDeployment)) *platformv1.AppDeployment {
+	ad := &platformv1.AppDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "order-service"},
+		Spec: platformv1.AppDeploymentSpec{
+			Image:    "harbor.example.com/order-service:v1.2.3",
+			Replicas: ptr.To[int32](3),
+			Strategy: platformv1.Strategy{
+				Type: platformv1.StrategyCanary, CanaryPercent: 30,
+				CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 0.5}},
+			},
+		},
+	}
+	if mutate != nil {
+		mutate(ad)
+	}
+	return ad
+}
+
+// released creates ad and waits until its first version is Ready.
+func released(t *testing.T, ad *platformv1.AppDeployment) {
+	t.Helper()
+	g := NewWithT(t)
+	g.Expect(cluster.Client.Create(t.Context(), ad)).To(Succeed())
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+	})
+}
+
+// waitApp waits until check passes on the stored AppDeployment.
+func waitApp(t *testing.T, ad *platformv1.AppDeployment, check func(Gomega, *platformv1.AppDeployment)) *platformv1.AppDeployment {
+	t.Helper()
+	got := &platformv1.AppDeployment{}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got)).To(Succeed())
+		check(g, got)
+	}).WithTimeout(releaseTimeout).WithPolling(250 * time.Millisecond).Should(Succeed())
+	return got
+}
+
+// expectReady is what `kubectl wait --for=condition=Ready` and the CI
+// contract check: the current spec is observed, stable and available.
+func expectReady(g Gomega, got *platformv1.AppDeployment) {
+	ready := meta.FindStatusCondition(got.Status.Conditions, platformv1.ConditionReady)
+	g.Expect(ready).NotTo(BeNil())
+	g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), got.Status.Message)
+	g.Expect(ready.ObservedGeneration).To(Equal(got.Generation))
+	g.Expect(got.Status.Phase).To(Equal(platformv1.PhaseHealthy))
+	g.Expect(got.Status.StableRevision).To(Equal(got.Status.CurrentRevision))
+}
+
+// change edits the stored AppDeployment, retrying on conflicts.
+func change(t *testing.T, ad *platformv1.AppDeployment, edit func(*platformv1.AppDeployment)) {
+	t.Helper()
+	NewWithT(t).Eventually(func() error {
+		got := &platformv1.AppDeployment{}
+		if err := cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got); err != nil {
+			return err
+		}
+		edit(got)
+		return cluster.Client.Update(t.Context(), got)
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+}
+
+// request sets a request annotation to a new value.
+func request(t *testing.T, ad *platformv1.AppDeployment, annotation string) {
+	t.Helper()
+	change(t, ad, func(got *platformv1.AppDeployment) {
+		if got.Annotations == nil {
+			got.Annotations = map[string]string{}
+		}
+		got.Annotations[annotation] = fmt.Sprint(time.Now().UnixNano())
+	})
+}
+
+// deployment reads one of the application's Deployments; nil when absent.
+func deployment(g Gomega, t *testing.T, ns, name string) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	err := cluster.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, d)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	g.Expect(err).NotTo(HaveOccurred())
+	return d
+}
+
+// expectNoViolations fails the test on any broken release promise.
+func expectNoViolations(t *testing.T, rw *harness.ReleaseWatch) {
+	t.Helper()
+	if v := rw.Violations(); len(v) > 0 {
+		t.Fatalf("release promises broken: %v", v)
+	}
+}
+
+// waitingForPromotion waits until the canary of version runs its pods and
+// waits for a person.
+func waitingForPromotion(t *testing.T, ad *platformv1.AppDeployment, version string) *platformv1.AppDeployment {
+	t.Helper()
+	return waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		g.Expect(got.Status.Canary).NotTo(BeNil(), got.Status.Message)
+		g.Expect(got.Status.Canary.Version).To(Equal(version))
+		g.Expect(got.Status.Phase).To(Equal(platformv1.PhasePaused), got.Status.Message)
+		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseApproval))
+	})
+}
+
+func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	ad := app(ns, nil)
+	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
+	released(t, ad)
+
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	waitingForPromotion(t, ad, "v1.2.4")
+	// The weight is what the pods are: 1 canary pod beside 3 stable ones
+	// is 25 %, and 33 % once a stable pod has made room.
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		c := got.Status.Canary
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Replicas).To(HaveValue(Equal(int32(1))))
+		g.Expect(c.ReadyReplicas).To(HaveValue(Equal(int32(1))))
+		g.Expect(c.Weight.Desired).To(HaveValue(Equal(int32(33))))
+		g.Expect(c.Weight.Actual).To(HaveValue(Equal(int32(33))), got.Status.Message)
+		g.Expect(got.Status.Message).To(ContainSubstring("canary v1.2.4: 1/1 pods (33%)"))
+		stable := deployment(g, t, ns, "order-service")
+		g.Expect(stable.Spec.Replicas).To(HaveValue(Equal(int32(2))), "a stable pod goes once the canary pod is ready")
+	})
+	g := NewWithT(t)
+
+	request(t, ad, platformv1.PromoteAnnotation)
+	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+	})
+	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomePromoted))
+	g.Expect(got.Status.Revisions).To(HaveLen(2))
+	g.Expect(got.Status.HandledRequests.Promote).To(Equal(got.Annotations[platformv1.PromoteAnnotation]))
+	g.Expect(got.Annotations).To(HaveKey(platformv1.PromoteAnnotation+platformv1.RequestedBySuffix), "admission names who asked")
+	g.Eventually(func(g Gomega) {
+		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
+	}).WithTimeout(releaseTimeout).Should(Succeed())
+
+	// The next canary is aborted: the stable Deployment is whole again
+	// before the canary goes, and the application says so.
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.5" })
+	waitingForPromotion(t, ad, "v1.2.5")
+	request(t, ad, platformv1.AbortAnnotation)
+	got = waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		g.Expect(got.Status.Phase).To(Equal(platformv1.PhaseDegraded), got.Status.Message)
+		ready := meta.FindStatusCondition(got.Status.Conditions, platformv1.ConditionReady)
+		g.Expect(ready.Reason).To(Equal(platformv1.ReasonAborted))
+		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
+		g.Expect(deployment(g, t, ns, "order-service").Status.ReadyReplicas).To(Equal(int32(3)))
+	})
+	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeAborted))
+	g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+	g.Expect(got.Spec.Image).To(HaveSuffix(":v1.2.5"), "the spec is left as the user wrote it")
+	if created, removed := rw.Canaries(); created != 2 || removed != 2 {
+		t.Errorf("%d canary Deployments created and %d removed, want 2 and 2", created, removed)
+	}
+
+	// A retry starts the same version's canary again.
+	request(t, ad, platformv1.RetryAnnotation)
+	waitingForPromotion(t, ad, "v1.2.5")
+	expectNoViolations(t, rw)
+}
+
+func TestAppDeployment_RollingAndRecreateReleaseWithoutACanary(t *testing.T) {
+	t.Parallel()
+	for _, strategy := range []platformv1.StrategyType{platformv1.StrategyRolling, platformv1.StrategyRecreate} {
+		t.Run(string(strategy), func(t *testing.T) {
+			t.Parallel()
+			ns := newNamespace(t)
+			ad := app(ns, func(ad *platformv1.AppDeployment) {
+				ad.Spec.Strategy = platformv1.Strategy{Type: strategy}
+			})
+			rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
+			released(t, ad)
+			g := NewWithT(t)
+			d := deployment(g, t, ns, "order-service")
+			want := appsv1.RollingUpdateDeploymentStrategyType
+			if strategy == platformv1.StrategyRecreate {
+				want = appsv1.RecreateDeploymentStrategyType
+			}
+			g.Expect(d.Spec.Strategy.Type).To(Equal(want))
+
+			change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+			got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+				expectReady(g, got)
+				g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+			})
+			g.Expect(got.Status.LastOutcome.Reason).To(Equal(platformv1.ReasonRolledOut))
+			if created, _ := rw.Canaries(); created != 0 {
+				t.Errorf("%d canary Deployments for a %s release", created, strategy)
+			}
+		})
+	}
+}
+
+func TestAppDeployment_NewVersionDuringACanaryReplacesItFromTheStableVersion(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	ad := app(ns, nil)
+	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	waitingForPromotion(t, ad, "v1.2.4")
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.5" })
+	got := waitingForPromotion(t, ad, "v1.2.5")
+	g := NewWithT(t)
+	g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+	g.Eventually(func(g Gomega) {
+		canary := deployment(g, t, ns, "order-service-canary")
+		g.Expect(canary).NotTo(BeNil())
+		g.Expect(canary.Spec.Template.Spec.Containers[0].Image).To(HaveSuffix(":v1.2.5"))
+		g.Expect(canary.Status.ReadyReplicas).To(Equal(int32(1)))
+		g.Expect(canary.Status.Replicas).To(Equal(int32(1)), "the v1.2.4 pod is gone")
+	}).WithTimeout(releaseTimeout).Should(Succeed())
+	expectNoViolations(t, rw)
+}
+
+func TestAppDeployment_GoingBackToAPromotedVersionSkipsTheCanary(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	ad := app(ns, nil)
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	waitingForPromotion(t, ad, "v1.2.4")
+	request(t, ad, platformv1.PromoteAnnotation)
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
+	})
+
+	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.3" })
+	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+	})
+	NewWithT(t).Expect(got.Status.LastOutcome.Reason).To(Equal(platformv1.ReasonPreviousRevision))
+	if created, _ := rw.Canaries(); created != 0 {
+		t.Errorf("a canary for a revision promoted before")
+	}
+}
+
+func TestAppDeployment_ScalingDuringACanaryRecomputesTheSplit(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	ad := app(ns, nil)
+	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	waitingForPromotion(t, ad, "v1.2.4")
+
+	rw.SetReplicas(10)
+	NewWithT(t).Eventually(func() error {
+		scale := &autoscalingv1.Scale{}
+		if err := cluster.Client.SubResource("scale").Get(t.Context(), ad, scale); err != nil {
+			return err
+		}
+		scale.Spec.Replicas = 10
+		return cluster.Client.SubResource("scale").Update(t.Context(), ad, client.WithSubResourceBody(scale))
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		c := got.Status.Canary
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.ReadyReplicas).To(HaveValue(Equal(int32(3))), "30% of 10")
+		g.Expect(c.Weight.Actual).To(HaveValue(Equal(int32(30))))
+		g.Expect(deployment(g, t, ns, "order-service").Spec.Replicas).To(HaveValue(Equal(int32(7))))
+	})
+	expectNoViolations(t, rw)
+}
+
+func TestAppDeployment_ACanaryThatCannotStartFailsFastAndRollsBack(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		marker, reason string
+		deadline       int32
+		within         time.Duration
+	}{
+		// Found in the pods' state, long before the 600 s deadline.
+		{marker: "kwok-image-pull-backoff", reason: "ImagePullBackOff", deadline: 600, within: 45 * time.Second},
+		{marker: "kwok-crash-loop", reason: "CrashLoopBackOff", deadline: 600, within: 45 * time.Second},
+		// Pods that run but never turn ready fail at the deadline.
+		{marker: "kwok-unready", reason: "ProgressDeadlineExceeded", deadline: 10, within: 45 * time.Second},
+	} {
+		t.Run(tc.marker, func(t *testing.T) {
+			t.Parallel()
+			ns := newNamespace(t)
+			ad := app(ns, func(ad *platformv1.AppDeployment) { ad.Spec.ProgressDeadlineSeconds = tc.deadline })
+			rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
+			released(t, ad)
+			start := time.Now()
+			change(t, ad, func(got *platformv1.AppDeployment) {
+				got.Spec.Image = "harbor.example.com/" + tc.marker + "/order-service:v1.2.4"
+			})
+			got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+				g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeRolledBack), got.Status.Message)
+				g.Expect(got.Status.Phase).To(Equal(platformv1.PhaseDegraded))
+				g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
+			})
+			took := time.Since(start)
+			g := NewWithT(t)
+			g.Expect(got.Status.LastOutcome.Reason).To(Equal(tc.reason))
+			g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+			ready := meta.FindStatusCondition(got.Status.Conditions, platformv1.ConditionReady)
+			g.Expect(ready.Reason).To(Equal(platformv1.ReasonRolledBack))
+			g.Expect(took).To(BeNumerically("<", tc.within),
+				"failed within a check interval of the failure, not at a later deadline")
+			expectNoViolations(t, rw)
+		})
+	}
+}

@@ -1,0 +1,142 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil/testenv"
+)
+
+// ReleaseWatch follows an application's two Deployments through a release
+// and records every moment that breaks a release's promises: both
+// Deployments at full size (with more than one replica), and the canary
+// removed while the stable Deployment had fewer ready pods than the
+// application's replicas. It sees every change the API server reports, not
+// samples of them.
+type ReleaseWatch struct {
+	mu         sync.Mutex
+	violations []string
+	stable     *appsv1.Deployment
+	canary     *appsv1.Deployment
+	// Replicas is the application's size, for the checks; change it with
+	// SetReplicas when the test scales the application.
+	replicas int32
+	// canaryDeleted counts the canary Deployments removed.
+	canaryDeleted int
+	// canarySeen counts the canary Deployments created.
+	canarySeen int
+}
+
+// WatchRelease starts a ReleaseWatch of the application name in namespace
+// ns, of the given size; it stops with the test.
+func WatchRelease(t *testing.T, c *Cluster, ns, name string, replicas int32) *ReleaseWatch {
+	t.Helper()
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatalf("watch client: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := wc.Watch(ctx, &appsv1.DeploymentList{}, client.InNamespace(ns),
+		client.MatchingLabels{platformv1.AppNameLabel: name})
+	if err != nil {
+		cancel()
+		t.Fatalf("watch Deployments of %s: %v", name, err)
+	}
+	rw := &ReleaseWatch{replicas: replicas}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			d, ok := ev.Object.(*appsv1.Deployment)
+			if !ok {
+				continue
+			}
+			rw.observe(ev.Type, d)
+		}
+	}()
+	t.Cleanup(func() {
+		w.Stop()
+		cancel()
+		<-done
+	})
+	return rw
+}
+
+// SetReplicas changes the application size the checks use.
+func (rw *ReleaseWatch) SetReplicas(n int32) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.replicas = n
+}
+
+func (rw *ReleaseWatch) observe(typ watch.EventType, d *appsv1.Deployment) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	canary := d.Labels[platformv1.TrackLabel] == platformv1.TrackCanary
+	switch {
+	case typ == watch.Deleted && canary:
+		rw.canaryDeleted++
+		if rw.stable == nil || rw.stable.Status.ReadyReplicas < rw.replicas {
+			ready := int32(0)
+			if rw.stable != nil {
+				ready = rw.stable.Status.ReadyReplicas
+			}
+			rw.violations = append(rw.violations, fmt.Sprintf(
+				"canary Deployment %s removed while the stable one had %d of %d pods ready", d.Name, ready, rw.replicas))
+		}
+		rw.canary = nil
+		return
+	case typ == watch.Deleted:
+		rw.stable = nil
+		return
+	case canary:
+		if rw.canary == nil {
+			rw.canarySeen++
+		}
+		rw.canary = d
+	default:
+		rw.stable = d
+	}
+	if n := rw.replicas; n > 1 && rw.stable != nil && rw.canary != nil &&
+		ptr.Deref(rw.stable.Spec.Replicas, 1) >= n && ptr.Deref(rw.canary.Spec.Replicas, 1) >= n {
+		rw.violations = append(rw.violations, fmt.Sprintf("both Deployments at full size (%d)", n))
+	}
+}
+
+// Violations are the broken promises seen so far.
+func (rw *ReleaseWatch) Violations() []string {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return append([]string(nil), rw.violations...)
+}
+
+// Canaries reports how many canary Deployments were created and removed.
+func (rw *ReleaseWatch) Canaries() (created, removed int) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.canarySeen, rw.canaryDeleted
+}
