@@ -590,7 +590,7 @@ type CanaryStatus struct {
 	// failure says why the canary failed when rollback.onFailure is Pause:
 	// the canary is held as it is until a retry or an abort.
 	// +optional
-	Failure *CanaryFailure `json:"failure,omitempty"`
+	Failure CanaryFailure `json:"failure,omitzero"`
 }
 
 // CanaryFailure is why a held canary failed.
@@ -604,6 +604,7 @@ type CanaryFailure struct {
 
 	// message says what failed, for people.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Message string `json:"message,omitempty"`
 

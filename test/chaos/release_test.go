@@ -55,8 +55,8 @@ func TestCrash_KilledManagerResumesCanariesFromStatus(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, seed))
 	t.Logf("%d applications, %d versions each, %d kills; seed %d", apps, versions, kills, seed)
 
-	var watches []*harness.ReleaseWatch
-	var ads []*platformv1.AppDeployment
+	watches := make([]*harness.ReleaseWatch, 0, apps)
+	ads := make([]*platformv1.AppDeployment, 0, apps)
 	for i := range apps {
 		ad := &platformv1.AppDeployment{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app-%d", i)},
@@ -132,7 +132,8 @@ func TestCrash_KilledManagerResumesCanariesFromStatus(t *testing.T) {
 		// Each canary ends in one Promoted event: a pass killed after it
 		// wrote the outcome and before it sent the event must not send it
 		// twice when the next manager finds the outcome written.
-		g.Expect(promotedEvents(ctx, t, ns, ad.Name)).To(BeNumerically("<=", versions), "%s: promoted at most once per version", ad.Name)
+		g.Expect(promotedEvents(ctx, t, ns, ad.Name)).To(BeNumerically("<=", versions),
+			"%s: promoted at most once per version", ad.Name)
 	}
 }
 
@@ -143,7 +144,8 @@ func waitVersion(t *testing.T, ad *platformv1.AppDeployment, version string) {
 		got := &platformv1.AppDeployment{}
 		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got)).To(Succeed())
 		g.Expect(got.Status.StableVersion).To(Equal(version), got.Status.Message)
-		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, platformv1.ConditionReady)).To(BeTrue(), got.Status.Message)
+		ready := meta.IsStatusConditionTrue(got.Status.Conditions, platformv1.ConditionReady)
+		g.Expect(ready).To(BeTrue(), got.Status.Message)
 		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
 	}).WithTimeout(3 * time.Minute).WithPolling(500 * time.Millisecond).Should(Succeed())
 }

@@ -43,12 +43,19 @@ import (
 
 const releaseTimeout = 90 * time.Second
 
+// Images of the tests' releases.
+const (
+	image123 = "harbor.example.com/order-service:v1.2.3"
+	image124 = "harbor.example.com/order-service:v1.2.4"
+	image125 = "harbor.example.com/order-service:v1.2.5"
+)
+
 // app is the design documents' AppDeployment in namespace ns, changed by mutate.
 func app(ns string, mutate func(*platformv1.AppDeployment)) *platformv1.AppDeployment {
 	ad := &platformv1.AppDeployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "order-service"},
 		Spec: platformv1.AppDeploymentSpec{
-			Image:    "harbor.example.com/order-service:v1.2.3",
+			Image:    image123,
 			Replicas: ptr.To[int32](3),
 			Strategy: platformv1.Strategy{
 				Type: platformv1.StrategyCanary, CanaryPercent: 30,
@@ -73,7 +80,8 @@ func released(t *testing.T, ad *platformv1.AppDeployment) {
 }
 
 // waitApp waits until check passes on the stored AppDeployment.
-func waitApp(t *testing.T, ad *platformv1.AppDeployment, check func(Gomega, *platformv1.AppDeployment)) *platformv1.AppDeployment {
+func waitApp(t *testing.T, ad *platformv1.AppDeployment,
+	check func(Gomega, *platformv1.AppDeployment)) *platformv1.AppDeployment {
 	t.Helper()
 	got := &platformv1.AppDeployment{}
 	NewWithT(t).Eventually(func(g Gomega) {
@@ -156,7 +164,7 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
 	released(t, ad)
 
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
 	waitingForPromotion(t, ad, "v1.2.4")
 	// The weight is what the pods are: 1 canary pod beside 3 stable ones
 	// is 25 %, and 33 % once a stable pod has made room.
@@ -181,14 +189,15 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomePromoted))
 	g.Expect(got.Status.Revisions).To(HaveLen(2))
 	g.Expect(got.Status.HandledRequests.Promote).To(Equal(got.Annotations[platformv1.PromoteAnnotation]))
-	g.Expect(got.Annotations).To(HaveKey(platformv1.PromoteAnnotation+platformv1.RequestedBySuffix), "admission names who asked")
+	g.Expect(got.Annotations).To(HaveKey(platformv1.PromoteAnnotation+platformv1.RequestedBySuffix),
+		"admission names who asked")
 	g.Eventually(func(g Gomega) {
 		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
 	}).WithTimeout(releaseTimeout).Should(Succeed())
 
 	// The next canary is aborted: the stable Deployment is whole again
 	// before the canary goes, and the application says so.
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.5" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image125 })
 	waitingForPromotion(t, ad, "v1.2.5")
 	request(t, ad, platformv1.AbortAnnotation)
 	got = waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
@@ -230,7 +239,7 @@ func TestAppDeployment_RollingAndRecreateReleaseWithoutACanary(t *testing.T) {
 			}
 			g.Expect(d.Spec.Strategy.Type).To(Equal(want))
 
-			change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+			change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
 			got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 				expectReady(g, got)
 				g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
@@ -249,9 +258,9 @@ func TestAppDeployment_NewVersionDuringACanaryReplacesItFromTheStableVersion(t *
 	ad := app(ns, nil)
 	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
 	released(t, ad)
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
 	waitingForPromotion(t, ad, "v1.2.4")
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.5" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image125 })
 	got := waitingForPromotion(t, ad, "v1.2.5")
 	g := NewWithT(t)
 	g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
@@ -270,7 +279,7 @@ func TestAppDeployment_GoingBackToAPromotedVersionSkipsTheCanary(t *testing.T) {
 	ns := newNamespace(t)
 	ad := app(ns, nil)
 	released(t, ad)
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
 	waitingForPromotion(t, ad, "v1.2.4")
 	request(t, ad, platformv1.PromoteAnnotation)
 	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
@@ -280,7 +289,7 @@ func TestAppDeployment_GoingBackToAPromotedVersionSkipsTheCanary(t *testing.T) {
 	})
 
 	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.3" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image123 })
 	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
 		g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
@@ -297,7 +306,7 @@ func TestAppDeployment_ScalingDuringACanaryRecomputesTheSplit(t *testing.T) {
 	ad := app(ns, nil)
 	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
 	released(t, ad)
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = "harbor.example.com/order-service:v1.2.4" })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
 	waitingForPromotion(t, ad, "v1.2.4")
 
 	rw.SetReplicas(10)

@@ -93,9 +93,10 @@ func TestAppDeployment_SampleGetsAStableDeploymentOfTheDocumentedShape(t *testin
 	// A canary's stable Deployment never goes below its size in a rollout.
 	g.Expect(d.Spec.Strategy.RollingUpdate.MaxUnavailable).To(HaveValue(Equal(intstr.FromInt32(0))))
 	g.Expect(d.Spec.ProgressDeadlineSeconds).To(HaveValue(Equal(platformv1.DefaultProgressDeadlineSeconds)))
-	g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "order-service-canary"}, &appsv1.Deployment{}))).
+	canaryKey := client.ObjectKey{Namespace: ns, Name: "order-service-canary"}
+	g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, canaryKey, &appsv1.Deployment{}))).
 		To(BeTrue(), "the first version goes straight to stable")
-	g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "order-service"}, &corev1.Service{}))).
+	g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(ad), &corev1.Service{}))).
 		To(BeTrue(), "no port, no Service")
 
 	got := getApp(g, client.ObjectKeyFromObject(ad))

@@ -18,6 +18,7 @@ package appdeployment
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -41,6 +42,10 @@ import (
 
 // ControllerName names the controller in logs, metrics and traces.
 const ControllerName = "appdeployment"
+
+// podAppField indexes pods by their application's name, so a pass finds its
+// pods without scanning every pod of the namespace.
+const podAppField = "metadata.labels." + platformv1.AppNameLabel
 
 // FieldManager names the controller in the managedFields of its children.
 const FieldManager = "platform-operator-appdeployment"
@@ -137,6 +142,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		r.Clock = clock.RealClock{}
 	}
 	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podAppField,
+		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
+		return fmt.Errorf("index pods by application: %w", err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.AppDeployment{}, builder.WithPredicates(r.writes.NotOwnEcho())).
 		Owns(&appsv1.Deployment{}).

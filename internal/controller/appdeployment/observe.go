@@ -55,8 +55,7 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 		return nil, err
 	}
 	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(ad.Namespace),
-		client.MatchingLabels{platformv1.AppNameLabel: ad.Name, platformv1.ManagedByLabel: platformv1.ManagedByValue}); err != nil {
+	if err := r.List(ctx, &pods, client.InNamespace(ad.Namespace), client.MatchingFields{podAppField: ad.Name}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {
@@ -128,6 +127,10 @@ func rolledOut(d *appsv1.Deployment, replicas int32) bool {
 		s.AvailableReplicas >= replicas && s.Replicas == replicas
 }
 
+// deploymentDeadlineExceeded is the reason of a Deployment's Progressing
+// condition when its controller gave up on a rollout.
+const deploymentDeadlineExceeded = "ProgressDeadlineExceeded"
+
 // deadlineExceeded reports whether the Deployment controller gave up on a
 // rollout (its Progressing condition is False, ProgressDeadlineExceeded).
 func deadlineExceeded(d *appsv1.Deployment) bool {
@@ -136,7 +139,7 @@ func deadlineExceeded(d *appsv1.Deployment) bool {
 	}
 	for _, c := range d.Status.Conditions {
 		if c.Type == appsv1.DeploymentProgressing {
-			return c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded"
+			return c.Status == corev1.ConditionFalse && c.Reason == deploymentDeadlineExceeded
 		}
 	}
 	return false

@@ -311,6 +311,9 @@ func (p *pass) newCanary() *platformv1.CanaryStatus {
 	}
 }
 
+// failed reports whether a canary failed and is held (rollback.onFailure Pause).
+func failed(c *platformv1.CanaryStatus) bool { return c != nil && c.Failure.Reason != "" }
+
 // version is the spec's version, as the pods' label carries it.
 func (p *pass) version() string { return release.Version(&p.ad.Spec) }
 
@@ -320,7 +323,7 @@ func (p *pass) version() string { return release.Version(&p.ad.Spec) }
 // canary's version.
 func (p *pass) advance() {
 	c := p.next.canary
-	if !p.running(&p.next) || c.Failure != nil || p.ad.Spec.Paused {
+	if !p.running(&p.next) || failed(c) || p.ad.Spec.Paused {
 		return
 	}
 	i := stepIndex(c)
@@ -401,7 +404,7 @@ func (p *pass) canaryFailure(c *platformv1.CanaryStatus, want, ready int32) (str
 	if ready < want && c.Step.ReadyAt == nil && c.Step.StartedAt != nil {
 		deadline := c.Step.StartedAt.Add(time.Duration(p.ad.Spec.ProgressDeadlineSeconds) * time.Second)
 		if !p.now.Time.Before(deadline) {
-			return "ProgressDeadlineExceeded", fmt.Sprintf("%d of %d canary pods ready after %ds (progressDeadlineSeconds)",
+			return platformv1.ReasonProgressDeadlineExceeded, fmt.Sprintf("%d of %d canary pods ready after %ds (progressDeadlineSeconds)",
 				ready, want, p.ad.Spec.ProgressDeadlineSeconds)
 		}
 		p.wakeAt(deadline)
@@ -415,7 +418,7 @@ func (p *pass) fail(reason, msg string) {
 	c := p.next.canary
 	if p.ad.Spec.Rollback.OnFailure == platformv1.FailurePause {
 		now := p.now
-		c.Failure = &platformv1.CanaryFailure{Reason: reason, Message: msg, FailedAt: &now}
+		c.Failure = platformv1.CanaryFailure{Reason: reason, Message: msg, FailedAt: &now}
 		p.transition(corev1.EventTypeWarning, EventCanaryFailed, "Hold",
 			fmt.Sprintf("Canary %s failed (%s: %s); held for a retry or an abort (rollback.onFailure Pause)", describe(c.Version, c.Revision), reason, msg))
 		return

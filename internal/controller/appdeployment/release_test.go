@@ -304,6 +304,15 @@ func (w *world) expectEvents(reasons ...string) {
 	w.events = nil
 }
 
+// Versions and images of the tests' releases.
+const (
+	v123     = "v1.2.3"
+	v124     = "v1.2.4"
+	image123 = "harbor.example.com/order-service:" + v123
+	image124 = "harbor.example.com/order-service:" + v124
+	image125 = "harbor.example.com/order-service:v1.2.5"
+)
+
 // canaryApp is the design documents' manifest, defaulted.
 func canaryApp() *platformv1.AppDeployment {
 	ad := app()
@@ -321,7 +330,7 @@ func TestRelease_FirstCreationGoesStraightToStable(t *testing.T) {
 		t.Fatalf("want 3 stable pods and no canary, have %d and %v", w.podsOf(platformv1.TrackStable), w.deployments[platformv1.TrackCanary] != nil)
 	}
 	st := w.ad.Status
-	if st.StableVersion != "v1.2.3" || len(st.Revisions) != 1 || st.LastOutcome.Reason != platformv1.ReasonCreated {
+	if st.StableVersion != v123 || len(st.Revisions) != 1 || st.LastOutcome.Reason != platformv1.ReasonCreated {
 		t.Fatalf("status %+v", st)
 	}
 	w.expectEvents(EventReleased)
@@ -330,7 +339,7 @@ func TestRelease_FirstCreationGoesStraightToStable(t *testing.T) {
 func TestRelease_CanaryWaitsForPromotionThenPromotes(t *testing.T) {
 	w := newWorld(t, canaryApp())
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.run()
 	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonWaitingForApproval)
 	st := w.ad.Status
@@ -350,8 +359,8 @@ func TestRelease_CanaryWaitsForPromotionThenPromotes(t *testing.T) {
 	w.run()
 	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
 	st = w.ad.Status
-	if st.StableVersion != "v1.2.4" || st.Canary != nil || w.deployments[platformv1.TrackCanary] != nil ||
-		st.LastOutcome.Result != platformv1.OutcomePromoted || len(st.Revisions) != 2 || st.Revisions[0].Version != "v1.2.4" ||
+	if st.StableVersion != v124 || st.Canary != nil || w.deployments[platformv1.TrackCanary] != nil ||
+		st.LastOutcome.Result != platformv1.OutcomePromoted || len(st.Revisions) != 2 || st.Revisions[0].Version != v124 ||
 		st.HandledRequests.Promote != w.ad.Annotations[platformv1.PromoteAnnotation] {
 		t.Fatalf("status %+v", st)
 	}
@@ -361,7 +370,7 @@ func TestRelease_CanaryWaitsForPromotionThenPromotes(t *testing.T) {
 func TestRelease_AbortRestoresStableBeforeRemovingTheCanary(t *testing.T) {
 	w := newWorld(t, canaryApp())
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.run()
 	w.request(platformv1.AbortAnnotation)
 	p := w.pass()
@@ -376,7 +385,7 @@ func TestRelease_AbortRestoresStableBeforeRemovingTheCanary(t *testing.T) {
 	}
 	w.run()
 	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonAborted)
-	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 || w.ad.Status.StableVersion != "v1.2.3" {
+	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 || w.ad.Status.StableVersion != v123 {
 		t.Fatalf("after the abort: canary %v, %d stable pods, stable %s", w.deployments[platformv1.TrackCanary] != nil,
 			w.podsOf(platformv1.TrackStable), w.ad.Status.StableVersion)
 	}
@@ -417,7 +426,7 @@ func TestRelease_CanaryNeverReadyFailsAtTheProgressDeadline(t *testing.T) {
 	ad.Spec.ProgressDeadlineSeconds = 20
 	w := newWorld(t, ad)
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.unready = func(string) bool { return true }
 	w.run()
 	w.expectPhase(platformv1.PhaseProgressing, platformv1.ReasonCanarying)
@@ -432,12 +441,12 @@ func TestRelease_CanaryNeverReadyFailsAtTheProgressDeadline(t *testing.T) {
 func TestRelease_NewVersionDuringACanaryReplacesIt(t *testing.T) {
 	w := newWorld(t, canaryApp())
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.5")
+	w.setImage(image125)
 	w.run()
 	st := w.ad.Status
-	if st.Canary == nil || st.Canary.Version != "v1.2.5" || st.StableVersion != "v1.2.3" {
+	if st.Canary == nil || st.Canary.Version != "v1.2.5" || st.StableVersion != v123 {
 		t.Fatalf("canary %+v, stable %s", st.Canary, st.StableVersion)
 	}
 	w.expectEvents(EventCanaryReplaced, EventCanaryStarted)
@@ -446,15 +455,15 @@ func TestRelease_NewVersionDuringACanaryReplacesIt(t *testing.T) {
 func TestRelease_GoingBackToAPromotedRevisionSkipsTheCanary(t *testing.T) {
 	w := newWorld(t, canaryApp())
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.run()
 	w.request(platformv1.PromoteAnnotation)
 	w.run()
 	w.expectEvents(EventPromoted)
-	w.setImage("harbor.example.com/order-service:v1.2.3")
+	w.setImage(image123)
 	w.run()
 	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
-	if w.ad.Status.LastOutcome.Reason != platformv1.ReasonPreviousRevision || w.ad.Status.StableVersion != "v1.2.3" {
+	if w.ad.Status.LastOutcome.Reason != platformv1.ReasonPreviousRevision || w.ad.Status.StableVersion != v123 {
 		t.Fatalf("outcome %+v", w.ad.Status.LastOutcome)
 	}
 	if strings.Contains(strings.Join(w.events, ","), EventCanaryStarted) {
@@ -469,7 +478,7 @@ func TestRelease_StepsWithPausesCompleteByThemselves(t *testing.T) {
 	ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 10, PauseSeconds: ptr.To[int32](5)}, {Weight: 50, PauseSeconds: ptr.To[int32](5)}}
 	w := newWorld(t, ad)
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	for range 5 {
 		w.run()
 		if w.ad.Status.Phase == platformv1.PhaseHealthy {
@@ -478,7 +487,7 @@ func TestRelease_StepsWithPausesCompleteByThemselves(t *testing.T) {
 		w.now = w.now.Add(5 * time.Second)
 	}
 	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
-	if w.ad.Status.StableVersion != "v1.2.4" {
+	if w.ad.Status.StableVersion != v124 {
 		t.Fatalf("stable %s", w.ad.Status.StableVersion)
 	}
 }
@@ -488,7 +497,7 @@ func TestRelease_RollingUpdateRecordsTheRevision(t *testing.T) {
 	ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling}
 	w := newWorld(t, ad)
 	w.run()
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.run()
 	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
 	if w.ad.Status.LastOutcome.Reason != platformv1.ReasonRolledOut || w.deployments[platformv1.TrackCanary] != nil {
@@ -506,7 +515,7 @@ func TestRelease_RequestsAreActedOnOnce(t *testing.T) {
 	}
 	w.expectEvents(EventRequestIgnored)
 	// The same value does nothing once the next canary starts.
-	w.setImage("harbor.example.com/order-service:v1.2.4")
+	w.setImage(image124)
 	w.run()
 	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonWaitingForApproval)
 }

@@ -77,7 +77,7 @@ func (p *pass) handleRetry() {
 		return
 	}
 	switch c := p.next.canary; {
-	case c != nil && c.Failure != nil:
+	case failed(c):
 		p.next.handled.Retry = v
 		p.next.canary = p.newCanary()
 	case c == nil && p.isCanary() && p.blocked(&p.next):
@@ -106,7 +106,7 @@ func (p *pass) handlePromote() {
 	switch {
 	case c == nil || !p.running(&p.next):
 		p.ignore(&p.next.handled.Promote, v, "Promote", by, "no canary is in progress")
-	case c.Failure != nil:
+	case failed(c):
 		p.ignore(&p.next.handled.Promote, v, "Promote", by, "the canary failed; retry or abort it")
 	case stepIndex(c) >= int32(len(p.steps)):
 		p.ignore(&p.next.handled.Promote, v, "Promote", by, "the canary is already being promoted")

@@ -140,7 +140,7 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 			fmt.Sprintf("%s exists and is not this AppDeployment's; delete or rename it", p.obs.nameTaken)
 	}
 	if c := p.next.canary; c != nil && p.running(&p.next) {
-		if f := c.Failure; f != nil {
+		if f := c.Failure; failed(c) {
 			return platformv1.PhaseDegraded, "", platformv1.ReasonCanaryFailed,
 				fmt.Sprintf("canary %s failed (%s: %s); held: retry or abort", cur, f.Reason, f.Message)
 		}
