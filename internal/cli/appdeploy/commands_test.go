@@ -70,7 +70,6 @@ team    checkout        canary     v3.0.0   v3.1.0   3/3   Degraded   -     26h
 team    order-service   canary     v1.2.3   v1.2.4   4/4   Paused     25%   26h
 team    web             rolling    v2.0.0   v2.0.0   2/2   Healthy    -     26h
 `,
-		"list -l tier=none": "",
 	})
 }
 
@@ -78,6 +77,13 @@ func TestList_NothingFoundSaysSoOnStandardError(t *testing.T) {
 	r := execute(t, newClient(t, interceptor.Funcs{}, cluster()...), "", "list", "-l", "team=nobody")
 	if r.err != nil || r.out != "" || r.errOut != "No resources found in team namespace.\n" {
 		t.Errorf("got %q, %q, %v", r.out, r.errOut, r.err)
+	}
+}
+
+func TestList_BadSelectorNamesIt(t *testing.T) {
+	r := execute(t, newClient(t, interceptor.Funcs{}, cluster()...), "", "list", "-l", "team in (a")
+	if r.err == nil || !strings.HasPrefix(r.err.Error(), `invalid selector "team in (a"`) {
+		t.Errorf("err = %v", r.err)
 	}
 }
 

@@ -17,10 +17,13 @@ limitations under the License.
 package appdeploy
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
-	sigsyaml "sigs.k8s.io/yaml"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
@@ -87,42 +90,47 @@ func (o *options) lintFile(file string) (lintCount, error) {
 	if err != nil {
 		return lintCount{}, fmt.Errorf("%s: %w", file, err)
 	}
+	// Strict, so that a misspelt or repeated field, which the API server
+	// would drop or take the last of, is a problem rather than a setting
+	// silently lost; its errors name the field's path.
+	decoder := serializer.NewCodecFactory(o.Scheme, serializer.EnableStrict).UniversalDeserializer()
 	var n lintCount
-	say := func(name, format string, args ...any) {
-		fmt.Fprintf(o.Out(), "%s: %s: %s\n", file, name, fmt.Sprintf(format, args...))
-	}
 	for i, raw := range docs {
 		name := yamldoc.Name(raw)
 		if name == "" {
 			name = fmt.Sprintf("document %d", i+1)
 		}
 		if why := notAnAppDeployment(raw); why != "" {
-			fmt.Fprintf(o.Out(), "%s: skipped: %s %s (%s)\n", file, core.OrDash(yamldoc.Kind(raw)), name, why)
+			fmt.Fprintf(o.Out(), "%s: skipped: %s (%s)\n", file, strings.TrimSpace(yamldoc.Kind(raw)+" "+name), why)
 			n.skipped++
 			continue
 		}
 		n.checked++
-		doc, err := sigsyaml.Marshal(raw)
-		if err != nil {
-			return n, fmt.Errorf("%s: %s: %w", file, name, err)
-		}
+		var findings []string
 		var ad platformv1.AppDeployment
-		// Strict, so that a misspelt field, which the API server would
-		// drop, is a problem rather than a setting silently lost.
-		if err := sigsyaml.UnmarshalStrict(doc, &ad); err != nil {
-			say(name, "%v", err)
-			n.problems++
-			continue
+		doc, err := json.Marshal(raw)
+		if err == nil {
+			_, _, err = decoder.Decode(doc, nil, &ad)
 		}
-		errs, warnings := validation.AppDeployment(&ad)
-		for _, line := range validation.Format(errs) {
-			say(name, "%s", line)
-			n.problems++
+		if strict, ok := runtime.AsStrictDecodingError(err); ok {
+			for _, e := range strict.Errors() {
+				findings = append(findings, e.Error())
+			}
+		} else if err != nil {
+			findings = append(findings, err.Error())
 		}
-		for _, w := range warnings {
-			say(name, "warning: %s", w)
-			n.warnings++
+		if err == nil || runtime.IsStrictDecodingError(err) {
+			errs, warnings := validation.AppDeployment(&ad)
+			findings = append(findings, validation.Format(errs)...)
+			n.warnings += len(warnings)
+			for _, w := range warnings {
+				fmt.Fprintf(o.Out(), "%s: %s: warning: %s\n", file, name, w)
+			}
 		}
+		for _, f := range findings {
+			fmt.Fprintf(o.Out(), "%s: %s: %s\n", file, name, f)
+		}
+		n.problems += len(findings)
 	}
 	return n, nil
 }
@@ -131,6 +139,8 @@ func (o *options) lintFile(file string) (lintCount, error) {
 func notAnAppDeployment(raw map[string]any) string {
 	apiVersion, _ := raw["apiVersion"].(string)
 	switch k := yamldoc.Kind(raw); {
+	case k == "":
+		return "no kind: not a Kubernetes object"
 	case k == "ScheduleTask":
 		return "not an AppDeployment; use kubectl stask lint"
 	case k != kind:

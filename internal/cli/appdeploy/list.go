@@ -22,11 +22,9 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
@@ -57,16 +55,9 @@ status message.`,
 			if err != nil {
 				return err
 			}
-			var opts []client.ListOption
-			if !all {
-				opts = append(opts, client.InNamespace(ns))
-			}
-			if selector != "" {
-				sel, err := labels.Parse(selector)
-				if err != nil {
-					return fmt.Errorf("invalid selector %q: %w", selector, err)
-				}
-				opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
+			opts, err := listScope(ns, all, selector)
+			if err != nil {
+				return err
 			}
 			var apps platformv1.AppDeploymentList
 			if err := c.List(cmd.Context(), &apps, opts...); err != nil {

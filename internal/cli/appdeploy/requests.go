@@ -20,7 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,16 +140,24 @@ after say what became of it. Exits 2 when --timeout passes first.`,
 }
 
 // requestValue is a request annotation's new value: the time, so that a
-// person reading the annotation sees when it was asked; with a counter when
-// the clock repeats a value in use, since a value the operator has handled,
-// or that is already pending, would ask for nothing new.
+// person reading the annotation sees when it was asked. When the clock
+// gives a time already in use (the pending value or the handled one), a
+// counter above any that time carries in use follows it, since a value in
+// use would ask for nothing new.
 func requestValue(now time.Time, inUse ...string) string {
 	base := now.UTC().Format(time.RFC3339Nano)
-	value := base
-	for n := 1; slices.Contains(inUse, value); n++ {
-		value = fmt.Sprintf("%s-%d", base, n)
+	next := 0
+	for _, v := range inUse {
+		if v == base {
+			next = max(next, 1)
+		} else if n, err := strconv.Atoi(strings.TrimPrefix(v, base+"-")); err == nil && strings.HasPrefix(v, base+"-") {
+			next = max(next, n+1)
+		}
 	}
-	return value
+	if next == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d", base, next)
 }
 
 // awaitHandled shows the release's state through a watch until

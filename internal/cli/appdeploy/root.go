@@ -72,7 +72,7 @@ func NewRootCommand(streams genericiooptions.IOStreams) (*cobra.Command, error) 
 // newRootCommand builds the commands on o, which tests fill with a fake
 // client and a fixed clock.
 func newRootCommand(o *options) *cobra.Command {
-	root := &cobra.Command{
+	root := setUpRoot(&cobra.Command{
 		Use:   "kubectl-appdeploy",
 		Short: "Application releases: rolling, recreate and canary",
 		Long: `kubectl appdeploy shows and drives platform-operator's AppDeployments: list
@@ -83,13 +83,7 @@ pause and resume, undo a release in the spec, and check manifests offline.`,
   kubectl appdeploy status order-service --watch --timeout 15m
   kubectl appdeploy promote order-service --wait
   kubectl appdeploy lint deploy/*.yaml`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.SetIn(o.IOStreams.In)
-	root.SetOut(o.IOStreams.Out)
-	root.SetErr(o.IOStreams.ErrOut)
-	o.AddFlags(root.PersistentFlags())
+	}, o.Options)
 	root.AddCommand(
 		newListCommand(o),
 		newGetCommand(o),
@@ -122,27 +116,9 @@ func getApp(ctx context.Context, c client.Client, ns, name string) (*platformv1.
 }
 
 // onApp makes cmd a command on the one AppDeployment its argument names,
-// which is what most commands are: it completes names, runs check (the -o
-// flags) before reaching the cluster, reads the AppDeployment with an error
-// that says what to do, and hands it to run. Its namespace is the one to
-// work in.
+// which is what most commands are (see onObject); its namespace is the one
+// to work in.
 func (o *options) onApp(cmd *cobra.Command, check func() error,
 	run func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error) *cobra.Command {
-	cmd.Args = cobra.ExactArgs(1)
-	cmd.ValidArgsFunction = o.CompleteNames(func() client.ObjectList { return &platformv1.AppDeploymentList{} })
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := check(); err != nil {
-			return err
-		}
-		c, ns, err := o.Connect()
-		if err != nil {
-			return err
-		}
-		ad, err := getApp(cmd.Context(), c, ns, args[0])
-		if err != nil {
-			return err
-		}
-		return run(cmd.Context(), c, ad)
-	}
-	return cmd
+	return onObject(o.Options, cmd, func() client.ObjectList { return &platformv1.AppDeploymentList{} }, getApp, check, run)
 }
