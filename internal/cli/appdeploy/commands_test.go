@@ -209,3 +209,17 @@ func TestGet_MissingAppSaysWhereItLooked(t *testing.T) {
 		t.Errorf("err = %v", r.err)
 	}
 }
+
+func TestCompletion_OffersTheNamesOfTheNamespace(t *testing.T) {
+	c := newClient(t, interceptor.Funcs{}, cluster()...)
+	for _, verb := range []string{"get", "status", "history", "promote", "abort", "retry", "pause", "resume", "undo"} {
+		r := execute(t, c, "", "__complete", verb, "")
+		// The names, then cobra's directive: 4 is "no file completion".
+		if want := "checkout\norder-service\nweb\n:4\n"; r.err != nil || r.out != want {
+			t.Errorf("completion of %s = %q, %v; want %q", verb, r.out, r.err, want)
+		}
+	}
+	if r := execute(t, c, "", "__complete", "get", "web", ""); r.out != ":4\n" {
+		t.Errorf("completion after the name = %q, want nothing", r.out)
+	}
+}

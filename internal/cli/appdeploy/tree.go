@@ -39,7 +39,7 @@ func (n *node) add(format string, args ...any) *node {
 	return child
 }
 
-// write draws the tree as `tree` and clusterctl describe do: the root
+// write draws the tree the way terminal tree views do: the root
 // alone, then each child after ├── or └──, its own children indented under
 // │ where more siblings follow.
 func (n *node) write(w io.Writer) {
