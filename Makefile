@@ -146,9 +146,9 @@ build: manifests generate ## Build the manager binary.
 	go build -o bin/manager ./cmd
 
 .PHONY: install-plugin
-install-plugin: ## Install the kubectl plugin (kubectl-stask) into $(go env GOPATH)/bin, so `kubectl stask` works.
-	go install ./cmd/kubectl-stask
-	@echo "kubectl-stask installed in $$(go env GOPATH)/bin; make sure that is on your PATH, then: kubectl stask --help"
+install-plugin: ## Install the kubectl plugins (kubectl-stask, kubectl-appdeploy) into $(go env GOPATH)/bin, so `kubectl stask` and `kubectl appdeploy` work.
+	go install ./cmd/kubectl-stask ./cmd/kubectl-appdeploy
+	@echo "kubectl-stask and kubectl-appdeploy installed in $$(go env GOPATH)/bin; make sure that is on your PATH, then: kubectl stask --help, kubectl appdeploy --help"
 
 .PHONY: run
 # CLUSTER=current is kubebuilder's `make install run`: the CRDs go into that

@@ -59,7 +59,7 @@ func TestNextCommand_PrintsRunTimesInTheZone(t *testing.T) {
 	}
 }
 
-func TestLintCommand_ReportsEveryProblemAndExitsOne(t *testing.T) {
+func TestLintCommand_ReportsEveryProblemAndEverySkippedDocumentAndExitsOne(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	bad := filepath.Join(dir, "bad.yaml")
@@ -75,6 +75,13 @@ apiVersion: v1
 kind: ConfigMap
 metadata:
   name: ignored
+---
+apiVersion: platform.example.com/v1
+kind: AppDeployment
+metadata:
+  name: order-service
+spec:
+  image: harbor.example.com/order-service:v1.2.3
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +100,17 @@ spec:
 	out, err := offline(t, "", "lint", good)
 	if err != nil || !strings.Contains(out, "1 file(s) OK") {
 		t.Errorf("good file: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"good.yaml: skipped: ConfigMap ignored (not a ScheduleTask)\n",
+		"good.yaml: skipped: AppDeployment order-service (not a ScheduleTask; use kubectl appdeploy lint)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint did not report a document it skipped: want %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "skipped: ScheduleTask") {
+		t.Errorf("lint reported the ScheduleTask it checked as skipped:\n%s", out)
 	}
 	out, err = offline(t, "", "lint", good, bad)
 	var exit *core.ExitError

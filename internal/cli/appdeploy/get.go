@@ -1,0 +1,312 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeploy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/release"
+)
+
+// Sections of get are short: the newest few say what a release is doing;
+// the rest is what history and kubectl events are for.
+const (
+	recentEvents    = 10
+	recentRevisions = 5
+)
+
+func newGetCommand(o *options) *cobra.Command {
+	printFlags := core.NewPrintFlags()
+	cmd := o.onApp(&cobra.Command{
+		Use:   "get NAME",
+		Short: "Show a release: stable and canary pods, the canary's step, the last outcome, revisions and events",
+		Long: `Show an AppDeployment as a tree: the stable pods (version, revision, ready
+pods), the canary in progress (version, ready pods, weight desired and actual,
+step, end of the step's pause, failure), requests not yet handled, how the
+last release ended, the promoted revisions and recent events.
+With -o wide, the AppDeployment's row of list; with any other -o, the
+AppDeployment itself.`,
+		Example: `  kubectl appdeploy get order-service
+  kubectl appdeploy get order-service -o yaml`,
+	}, printFlags.Validate, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
+		if !printFlags.Human() {
+			return printFlags.Print(o.Out(), o.Scheme, ad)
+		}
+		if printFlags.Wide() {
+			return o.PrintTable(appTable([]platformv1.AppDeployment{*ad}, o.Now()), printFlags, false, palette)
+		}
+		events, err := core.EventsAbout(ctx, c, kind, ad.Namespace, ad.Name, recentEvents)
+		if err != nil {
+			return err
+		}
+		describeApp(o.Out(), ad, events, o.Now(), core.UseColor(o.OutIsTerminal(), os.Getenv))
+		return nil
+	})
+	printFlags.AddFlags(cmd)
+	return cmd
+}
+
+// describeApp writes what get shows by default: a header of the spec and
+// the summary of the status, the tree of what runs, and the events.
+func describeApp(w io.Writer, ad *platformv1.AppDeployment, events []eventsv1.Event, now time.Time, color bool) {
+	s, st := &ad.Spec, &ad.Status
+	fmt.Fprintf(w, "Name:        %s\nNamespace:   %s\n", ad.Name, ad.Namespace)
+	fmt.Fprintf(w, "Image:       %s\n", s.Image)
+	fmt.Fprintf(w, "Version:     %s\n", core.OrDash(release.Version(s)))
+	fmt.Fprintf(w, "Replicas:    %d\n", release.Replicas(s))
+	fmt.Fprintf(w, "Strategy:    %s\n", strategyLine(&s.Strategy))
+	if len(s.Strategy.CanaryCriteria) > 0 {
+		fmt.Fprintf(w, "Criteria:    %s\n", criteriaLine(s.Strategy.CanaryCriteria))
+	}
+	if s.Paused {
+		fmt.Fprintln(w, "Paused:      true (kubectl appdeploy resume continues the release)")
+	}
+	phase := "Phase:       " + phaseOf(st)
+	if color {
+		phase = core.Colorize(phase, palette)
+	}
+	fmt.Fprintln(w, phase)
+	if st.Message != "" {
+		fmt.Fprintf(w, "Message:     %s\n", st.Message)
+	}
+	if ready := meta.FindStatusCondition(st.Conditions, platformv1.ConditionReady); ready != nil {
+		fmt.Fprintf(w, "Ready:       %s (%s), changed %s\n", ready.Status, ready.Reason, core.Relative(ready.LastTransitionTime.Time, now))
+	}
+	if st.ObservedGeneration != ad.Generation {
+		fmt.Fprintf(w, "Generation:  %d, but the status is of generation %d: the operator has not caught up with the spec yet\n",
+			ad.Generation, st.ObservedGeneration)
+	}
+
+	fmt.Fprintln(w)
+	releaseTree(ad, now).write(w)
+
+	fmt.Fprintln(w, "\nRecent events:")
+	core.WriteEvents(w, events, now)
+}
+
+// phaseOf is the phase and, when paused, why: "Paused (Approval)".
+func phaseOf(st *platformv1.AppDeploymentStatus) string {
+	phase := core.OrDash(string(st.Phase))
+	if st.PauseReason != "" {
+		phase += " (" + string(st.PauseReason) + ")"
+	}
+	return phase
+}
+
+// strategyLine describes the strategy: "rolling", or a canary's steps as
+// the controller follows them, "canary: 25% (approval) → 50% (pause 5m) → 75%".
+func strategyLine(s *platformv1.Strategy) string {
+	steps := release.Steps(s)
+	if len(steps) == 0 {
+		return strategyType(s)
+	}
+	parts := make([]string, len(steps))
+	for i, step := range steps {
+		var notes []string
+		if p := ptr.Deref(step.PauseSeconds, 0); p > 0 {
+			notes = append(notes, "pause "+duration.HumanDuration(time.Duration(p)*time.Second))
+		}
+		if step.Approval == platformv1.ApprovalManual {
+			notes = append(notes, "approval")
+		}
+		parts[i] = fmt.Sprintf("%d%%", step.Weight)
+		if len(notes) > 0 {
+			parts[i] += " (" + strings.Join(notes, ", ") + ")"
+		}
+	}
+	return "canary: " + strings.Join(parts, " → ")
+}
+
+// criteriaLine lists a canary's criteria: "error_rate at most 0.5".
+func criteriaLine(criteria []platformv1.CanaryCriterion) string {
+	parts := make([]string, len(criteria))
+	for i, c := range criteria {
+		bound := "at most"
+		if c.Metric == platformv1.MetricSuccessRate {
+			bound = "at least"
+		}
+		parts[i] = fmt.Sprintf("%s %s %g", c.Metric, bound, c.Threshold)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// releaseTree is what runs and how releases went, as a tree under the
+// AppDeployment's name.
+func releaseTree(ad *platformv1.AppDeployment, now time.Time) *node {
+	st := &ad.Status
+	root := &node{label: "AppDeployment/" + ad.Name}
+
+	// The status counts the pods of both tracks; the stable track's are
+	// what the canary's leave.
+	var canaryReplicas, canaryReady int32
+	if c := st.Canary; c != nil {
+		canaryReplicas, canaryReady = ptr.Deref(c.Replicas, 0), ptr.Deref(c.ReadyReplicas, 0)
+	}
+	if st.StableRevision == "" {
+		root.add("Stable: none yet")
+	} else {
+		stable := root.add("Stable: %s, revision %s, %d/%d pods ready", core.OrDash(st.StableVersion), st.StableRevision,
+			max(ptr.Deref(st.ReadyReplicas, 0)-canaryReady, 0), max(ptr.Deref(st.Replicas, 0)-canaryReplicas, 0))
+		stable.add("Image: %s", core.OrDash(st.StableImage))
+	}
+	if c := st.Canary; c != nil {
+		canaryBranch(root, c, now)
+	}
+	if pending := pendingRequests(ad); len(pending) > 0 {
+		requests := root.add("Requests not handled yet")
+		for _, p := range pending {
+			requests.add("%s", p)
+		}
+	}
+	if st.LastOutcome.Result != "" {
+		root.add("Last outcome: %s", outcomeLine(&st.LastOutcome, now))
+	}
+	revisions := root.add("Revisions")
+	if len(st.Revisions) == 0 {
+		revisions.add("none promoted yet")
+	}
+	shown := st.Revisions[:min(len(st.Revisions), recentRevisions)]
+	rows := make([][]string, 0, len(shown))
+	for _, r := range shown {
+		rows = append(rows, []string{r.Revision, core.OrDash(r.Version), "promoted " + promotedAt(r.PromotedAt, now), core.OrDash(r.Image)})
+	}
+	for _, line := range columns(rows) {
+		revisions.add("%s", line)
+	}
+	if more := len(st.Revisions) - recentRevisions; more > 0 {
+		revisions.add("%d more: kubectl appdeploy history %s", more, ad.Name)
+	}
+	return root
+}
+
+// canaryBranch adds the canary in progress to root.
+func canaryBranch(root *node, c *platformv1.CanaryStatus, now time.Time) {
+	line := fmt.Sprintf("Canary: %s, revision %s, %d/%d pods ready", core.OrDash(c.Version), core.OrDash(c.Revision),
+		ptr.Deref(c.ReadyReplicas, 0), ptr.Deref(c.Replicas, 0))
+	if c.StartedAt != nil {
+		line += ", started " + core.Relative(c.StartedAt.Time, now)
+	}
+	canary := root.add("%s", line)
+	if w := c.Weight; w != nil {
+		canary.add("Weight: desired %s, actual %s", percent(w.Desired), percent(w.Actual))
+	}
+	if s := c.Step; s != nil {
+		canary.add("%s", stepLine(s, now))
+	}
+	if f := c.Failure; f != nil {
+		line := fmt.Sprintf("Failed: %s: %s", f.Reason, f.Message)
+		if f.FailedAt != nil {
+			line += " (" + core.Relative(f.FailedAt.Time, now) + ")"
+		}
+		canary.add("%s; kubectl appdeploy retry or abort", line)
+	}
+}
+
+// stepLine says where a canary is in its steps: "Step 2/3, started 5m ago,
+// ready 4m ago, pause ends in 60s", or that it is being promoted.
+func stepLine(s *platformv1.CanaryStepStatus, now time.Time) string {
+	i := ptr.Deref(s.Index, 0)
+	if i >= s.Total {
+		return "Step: promoting (every step done; the stable pods take the canary's version)"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Step: %d/%d", i+1, s.Total)
+	for _, t := range []struct {
+		what string
+		at   *metav1.Time
+	}{{"started", s.StartedAt}, {"ready", s.ReadyAt}} {
+		if t.at != nil {
+			fmt.Fprintf(&b, ", %s %s", t.what, core.Relative(t.at.Time, now))
+		}
+	}
+	if u := s.PauseUntil; u != nil {
+		ends := "ends"
+		if !u.After(now) {
+			ends = "ended"
+		}
+		fmt.Fprintf(&b, ", pause %s %s", ends, core.Relative(u.Time, now))
+	}
+	return b.String()
+}
+
+// pendingRequests are the request annotations whose value the operator has
+// not acknowledged yet: "promote=2026-11-29T12:00:00Z".
+func pendingRequests(ad *platformv1.AppDeployment) []string {
+	var out []string
+	for _, r := range requests {
+		if v := ad.Annotations[r.annotation]; v != "" && v != r.handled(&ad.Status.HandledRequests) {
+			out = append(out, r.verb+"="+v)
+		}
+	}
+	return out
+}
+
+// outcomeLine says how a release ended: "RolledBack v1.2.4 (7b9e1a) 3m
+// ago: CanaryFailed: <message>".
+func outcomeLine(o *platformv1.Outcome, now time.Time) string {
+	line := fmt.Sprintf("%s %s", o.Result, revisionName(o.Version, o.Revision))
+	if o.FinishedAt != nil {
+		line += " " + core.Relative(o.FinishedAt.Time, now)
+	}
+	// A reason that repeats the result ("Promoted: Promoted") says nothing.
+	if o.Reason != "" && o.Reason != string(o.Result) {
+		line += ": " + o.Reason
+	}
+	if o.Message != "" {
+		line += ": " + o.Message
+	}
+	return line
+}
+
+// revisionName is "v1.2.3 (5d8f7c)", or the revision alone without a version.
+func revisionName(version, revision string) string {
+	if version == "" {
+		return revision
+	}
+	return fmt.Sprintf("%s (%s)", version, revision)
+}
+
+// percent renders a weight, "-" when unknown.
+func percent(p *int32) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d%%", *p)
+}
+
+// promotedAt renders when a revision was promoted, "-" when not recorded.
+func promotedAt(t *metav1.Time, now time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return core.Relative(t.Time, now)
+}

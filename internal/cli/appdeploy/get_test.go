@@ -1,0 +1,148 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeploy
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// update rewrites the golden files of get from what it prints: go test
+// -run TestGet_ -update. Read the diff before committing it.
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// checkGolden compares got with testdata/name.golden.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
+	// A canary that failed and is held, in its second step, with a pause
+	// still running, and more revisions than get shows.
+	held := orderService()
+	held.Name = "held"
+	held.Annotations = nil
+	held.Status.Phase, held.Status.PauseReason = platformv1.PhaseDegraded, ""
+	held.Status.Message = "canary v1.2.4 (7b9e1a3c2) failed (CrashLoopBackOff: pod held-canary-x restarted 5 times); held: retry or abort"
+	held.Status.Conditions[0].Reason = platformv1.ReasonCanaryFailed
+	held.Status.Canary.Step = &platformv1.CanaryStepStatus{Index: ptr.To[int32](1), Total: 3,
+		StartedAt: at(-3 * time.Minute), ReadyAt: at(-2 * time.Minute), PauseUntil: at(3 * time.Minute)}
+	held.Status.Canary.Weight.Desired = ptr.To[int32](50)
+	held.Status.Canary.Failure = &platformv1.CanaryFailure{Reason: "CrashLoopBackOff",
+		Message: "pod held-canary-x restarted 5 times", FailedAt: at(-time.Minute)}
+	for i := range 4 {
+		held.Status.Revisions = append(held.Status.Revisions, platformv1.Revision{Revision: strings.Repeat(string(rune('a'+i)), 9)})
+	}
+	// A canary being promoted, one step past its last.
+	promoting := orderService()
+	promoting.Name = "promoting"
+	promoting.Status.Canary.Step.Index = ptr.To[int32](3)
+	promoting.Status.Phase, promoting.Status.PauseReason = platformv1.PhaseProgressing, ""
+	promoting.Status.Conditions[0].Reason = platformv1.ReasonCanarying
+	promoting.Status.Message = "canary v1.2.4 (7b9e1a3c2): 1/1 pods (25%), promoting: 1/4 stable pods updated"
+	promoting.Status.HandledRequests.Promote = promoting.Annotations[platformv1.PromoteAnnotation]
+	// An AppDeployment whose new spec the operator has not seen.
+	behind := web()
+	behind.Name = "behind"
+	behind.Generation = 3
+
+	c := newClient(t, interceptor.Funcs{}, append(cluster(), held, promoting, behind)...)
+	for _, name := range []string{"order-service", "checkout", "web", "held", "promoting", "behind"} {
+		t.Run(name, func(t *testing.T) {
+			r := execute(t, c, "", "get", name)
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			checkGolden(t, "get-"+name, r.out)
+		})
+	}
+}
+
+func TestNode_DrawsBranchesAndIndentsUnderThem(t *testing.T) {
+	root := &node{label: "root"}
+	a := root.add("a %d", 1)
+	a.add("a.1")
+	a.add("a.2").add("a.2.i")
+	root.add("b").add("b.1")
+	var b strings.Builder
+	root.write(&b)
+	want := `root
+├── a 1
+│   ├── a.1
+│   └── a.2
+│       └── a.2.i
+└── b
+    └── b.1
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("tree (-want +got):\n%s", diff)
+	}
+}
+
+func TestColumns_AlignsCellsTwoSpacesApart(t *testing.T) {
+	got := columns([][]string{{"a", "three", "x"}, {"longer", "1", "→y"}})
+	want := []string{"a       three  x", "longer  1      →y"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("columns (-want +got):\n%s", diff)
+	}
+}
+
+func TestStrategyLine_ShowsStepsAsTheControllerFollowsThem(t *testing.T) {
+	for _, tt := range []struct {
+		strategy platformv1.Strategy
+		want     string
+	}{
+		{platformv1.Strategy{}, "rolling"},
+		{platformv1.Strategy{Type: platformv1.StrategyRecreate}, "recreate"},
+		// Nothing judges the step: it waits for a promote.
+		{platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30}, "canary: 30% (approval)"},
+		// Criteria judge it.
+		{platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30,
+			CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 1}}}, "canary: 30%"},
+		{platformv1.Strategy{Type: platformv1.StrategyCanary, Steps: []platformv1.CanaryStep{
+			{Weight: 10, PauseSeconds: ptr.To[int32](90)},
+			{Weight: 50, PauseSeconds: ptr.To[int32](3600), Approval: platformv1.ApprovalManual},
+		}}, "canary: 10% (pause 90s) → 50% (pause 60m, approval)"},
+	} {
+		if got := strategyLine(&tt.strategy); got != tt.want {
+			t.Errorf("strategyLine(%+v) = %q, want %q", tt.strategy, got, tt.want)
+		}
+	}
+}

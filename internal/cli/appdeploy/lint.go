@@ -1,0 +1,152 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeploy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/validation"
+	"github.com/example/platform-operator/internal/yamldoc"
+)
+
+func newLintCommand(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint FILE...",
+		Short: "Check AppDeployment manifests offline, with the admission webhook's rules",
+		Long: `Check AppDeployment manifests without a cluster, with the rules the operator's
+admission webhook applies: the name, image references and versions, ranges,
+the health check, which strategy fields go together, a canary's steps and
+criteria. Every document of each file is read ("-" reads standard input);
+documents of other kinds are reported as skipped. Warnings (a canary weight
+that the replica count cannot give) are printed and do not fail.
+Exits 1 when a manifest has a problem.`,
+		Example: `  kubectl appdeploy lint deploy/order-service.yaml
+  kustomize build deploy/ | kubectl appdeploy lint -`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			var total lintCount
+			for _, file := range args {
+				n, err := o.lintFile(file)
+				if err != nil {
+					return err
+				}
+				total.add(n)
+			}
+			if total.problems > 0 {
+				return &core.ExitError{Code: 1, Err: fmt.Errorf("%d problem(s) found", total.problems)}
+			}
+			fmt.Fprintf(o.Out(), "%d file(s) OK: %d AppDeployment(s) checked, %d warning(s), %d document(s) skipped\n",
+				len(args), total.checked, total.warnings, total.skipped)
+			return nil
+		},
+	}
+}
+
+// lintCount counts what lint found.
+type lintCount struct {
+	checked, problems, warnings, skipped int
+}
+
+func (c *lintCount) add(n lintCount) {
+	c.checked += n.checked
+	c.problems += n.problems
+	c.warnings += n.warnings
+	c.skipped += n.skipped
+}
+
+// lintFile checks every AppDeployment in one file, "-" for standard input,
+// and prints each finding as `file: name: field: what is wrong (value)`,
+// `file: name: warning: ...` or `file: skipped: Kind name (why)`.
+func (o *options) lintFile(file string) (lintCount, error) {
+	var docs []map[string]any
+	var err error
+	if file == "-" {
+		docs, err = yamldoc.Decode(o.IOStreams.In)
+	} else {
+		docs, err = yamldoc.ReadFile(file)
+	}
+	if err != nil {
+		return lintCount{}, fmt.Errorf("%s: %w", file, err)
+	}
+	// Strict, so that a misspelt or repeated field, which the API server
+	// would drop or take the last of, is a problem rather than a setting
+	// silently lost; its errors name the field's path.
+	decoder := serializer.NewCodecFactory(o.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	var n lintCount
+	for i, raw := range docs {
+		name := yamldoc.Name(raw)
+		if name == "" {
+			name = fmt.Sprintf("document %d", i+1)
+		}
+		if why := notAnAppDeployment(raw); why != "" {
+			fmt.Fprintf(o.Out(), "%s: skipped: %s (%s)\n", file, strings.TrimSpace(yamldoc.Kind(raw)+" "+name), why)
+			n.skipped++
+			continue
+		}
+		n.checked++
+		var findings []string
+		var ad platformv1.AppDeployment
+		doc, err := json.Marshal(raw)
+		if err == nil {
+			_, _, err = decoder.Decode(doc, nil, &ad)
+		}
+		if strict, ok := runtime.AsStrictDecodingError(err); ok {
+			for _, e := range strict.Errors() {
+				findings = append(findings, e.Error())
+			}
+		} else if err != nil {
+			findings = append(findings, err.Error())
+		}
+		if err == nil || runtime.IsStrictDecodingError(err) {
+			errs, warnings := validation.AppDeployment(&ad)
+			findings = append(findings, validation.Format(errs)...)
+			n.warnings += len(warnings)
+			for _, w := range warnings {
+				fmt.Fprintf(o.Out(), "%s: %s: warning: %s\n", file, name, w)
+			}
+		}
+		for _, f := range findings {
+			fmt.Fprintf(o.Out(), "%s: %s: %s\n", file, name, f)
+		}
+		n.problems += len(findings)
+	}
+	return n, nil
+}
+
+// notAnAppDeployment says why a document is not one lint checks, or "".
+func notAnAppDeployment(raw map[string]any) string {
+	apiVersion, _ := raw["apiVersion"].(string)
+	switch k := yamldoc.Kind(raw); {
+	case k == "":
+		return "no kind: not a Kubernetes object"
+	case k == "ScheduleTask":
+		return "not an AppDeployment; use kubectl stask lint"
+	case k != kind:
+		return "not an AppDeployment"
+	case apiVersion != platformv1.GroupVersion.String():
+		return fmt.Sprintf("apiVersion %q, not %s", apiVersion, platformv1.GroupVersion)
+	}
+	return ""
+}

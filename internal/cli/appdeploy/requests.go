@@ -1,0 +1,185 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core"
+)
+
+// request is one of the annotations that ask the operator to act once on a
+// canary: each new value is one request, acknowledged in
+// status.handledRequests. Requests are annotations rather than status
+// writes so that a user needs no more than the right to patch the object,
+// and so that GitOps tools, which ignore annotations they do not manage,
+// leave them alone.
+type request struct {
+	verb       string
+	annotation string
+	handled    func(*platformv1.HandledRequests) string
+	short      string
+	long       string
+}
+
+// requests are promote, abort and retry.
+var requests = []request{
+	{
+		verb: "promote", annotation: platformv1.PromoteAnnotation,
+		handled: func(h *platformv1.HandledRequests) string { return h.Promote },
+		short:   "Complete the canary's current step now: its pause and the approval it waits for",
+		long: `Ask the operator to complete the canary's current step now: its pause, and the
+approval a step with approval Manual waits for. The operator acts once the
+step's canary pods are ready and the AppDeployment is not paused. After the
+last step the canary is promoted: the stable pods take its version.`,
+	},
+	{
+		verb: "abort", annotation: platformv1.AbortAnnotation,
+		handled: func(h *platformv1.HandledRequests) string { return h.Abort },
+		short:   "Stop the canary in progress and keep the stable version",
+		long: `Ask the operator to stop the canary in progress: the stable pods are brought
+back to full size, then the canary is removed, and the release ends Aborted.
+The spec is not changed, so its version stays unreleased (status exits 1)
+until the spec changes or a retry; kubectl appdeploy undo changes the spec
+back as well.`,
+	},
+	{
+		verb: "retry", annotation: platformv1.RetryAnnotation,
+		handled: func(h *platformv1.HandledRequests) string { return h.Retry },
+		short:   "Start again a canary that was rolled back, aborted or held on a failure",
+		long: `Ask the operator to start again, from its first step and with new pods, the
+canary of the spec's version that was rolled back, aborted, or held on a
+failure (rollback.onFailure Pause).`,
+	},
+}
+
+// requestTimeout is how long --wait waits by default: a promote is acted on
+// once the step's pods are ready, which is within a progress deadline (600s
+// by default) when it goes well.
+const requestTimeout = 10 * time.Minute
+
+func newRequestCommands(o *options) []*cobra.Command {
+	cmds := make([]*cobra.Command, len(requests))
+	for i, r := range requests {
+		cmds[i] = newRequestCommand(o, r)
+	}
+	return cmds
+}
+
+func newRequestCommand(o *options, r request) *cobra.Command {
+	var wait bool
+	var timeout time.Duration
+	printFlags := core.NewActionPrintFlags(r.verb+" requested", o.Scheme)
+	cmd := o.onApp(&cobra.Command{
+		Use:   r.verb + " NAME",
+		Short: r.short,
+		Long: r.long + `
+
+The request is the annotation ` + r.annotation + ` set to a new value (the
+time); the operator acts on each value once and acknowledges it in
+status.handledRequests. It acknowledges a request it cannot act on too (with
+a Warning event RequestIgnored): with --wait, the phase and message printed
+after say what became of it. Exits 2 when --timeout passes first.`,
+		Example: fmt.Sprintf("  kubectl appdeploy %[1]s order-service\n  kubectl appdeploy %[1]s order-service --wait --timeout 5m", r.verb),
+	}, func() error {
+		_, err := printFlags.ToPrinter()
+		return err
+	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
+		previous, handled := ad.Annotations[r.annotation], r.handled(&ad.Status.HandledRequests)
+		value := requestValue(o.Now(), previous, handled)
+		if previous != "" && previous != handled {
+			fmt.Fprintf(o.IOStreams.ErrOut, "Warning: the %s request %q is not handled yet; this one replaces it, so the operator acts once\n",
+				r.verb, previous)
+		}
+		patch := client.MergeFrom(ad.DeepCopy())
+		metav1.SetMetaDataAnnotation(&ad.ObjectMeta, r.annotation, value)
+		if err := c.Patch(ctx, ad, patch); err != nil {
+			return explain(err, ad.Name, ad.Namespace)
+		}
+		printFlags.NamePrintFlags.Operation = fmt.Sprintf("%s requested (%s=%s)", r.verb, r.annotation, value)
+		printer, err := printFlags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		if err := printer.PrintObj(ad, o.Out()); err != nil {
+			return err
+		}
+		if !wait {
+			return nil
+		}
+		return o.awaitHandled(ctx, c, client.ObjectKeyFromObject(ad), r, value, timeout)
+	})
+	cmd.Flags().BoolVarP(&wait, "wait", "w", false, "wait until the operator acknowledges the request")
+	cmd.Flags().DurationVar(&timeout, "timeout", requestTimeout, "with --wait, how long to wait")
+	printFlags.AddFlags(cmd)
+	return cmd
+}
+
+// requestValue is a request annotation's new value: the time, so that a
+// person reading the annotation sees when it was asked. When the clock
+// gives a time already in use (the pending value or the handled one), a
+// counter above any that time carries in use follows it, since a value in
+// use would ask for nothing new.
+func requestValue(now time.Time, inUse ...string) string {
+	base := now.UTC().Format(time.RFC3339Nano)
+	next := 0
+	for _, v := range inUse {
+		if v == base {
+			next = max(next, 1)
+		} else if n, err := strconv.Atoi(strings.TrimPrefix(v, base+"-")); err == nil && strings.HasPrefix(v, base+"-") {
+			next = max(next, n+1)
+		}
+	}
+	if next == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d", base, next)
+}
+
+// awaitHandled shows the release's state through a watch until
+// status.handledRequests holds value, or timeout passes (exit code 2).
+func (o *options) awaitHandled(ctx context.Context, c client.WithWatch, key client.ObjectKey, r request, value string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	progress := core.NewProgress(o.Out(), key.Name, o.OutIsTerminal(), o.Clock)
+	ad, err := core.WaitFor(ctx, c, &platformv1.AppDeployment{}, &platformv1.AppDeploymentList{}, key,
+		func(ad *platformv1.AppDeployment) (bool, error) {
+			progress.Set(stateOf(ad))
+			return r.handled(&ad.Status.HandledRequests) == value, nil
+		})
+	progress.Stop()
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &core.ExitError{Code: exitNotDone, Err: fmt.Errorf(
+			"the %s request was not acknowledged within %s: is the operator running? (a promote waits for the step's canary pods to be ready and for the AppDeployment not to be paused)",
+			r.verb, timeout)}
+	}
+	if err != nil {
+		return explain(err, key.Name, key.Namespace)
+	}
+	fmt.Fprintf(o.Out(), "%s: %s request acknowledged; now %s\n", key.Name, r.verb, stateOf(ad))
+	return nil
+}

@@ -1,0 +1,181 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeploy
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// healthy is order-service after v1.2.3 was promoted: the spec asks for
+// the stable version.
+func healthy() *platformv1.AppDeployment {
+	ad := orderService()
+	ad.Spec.Image = rev123.Image
+	ad.Status.Canary = nil
+	return ad
+}
+
+func TestUndoTarget_ChoosesThePreviousPromotedRevision(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		ad   *platformv1.AppDeployment
+		to   string
+		want platformv1.Revision
+	}{
+		{"the spec's version is stable: the one before it", healthy(), "", rev122},
+		{"a canary of a new version: the stable one", orderService(), "", rev123},
+		{"by version", healthy(), "v1.2.1", rev121},
+		{"by revision hash", orderService(), rev122.Revision, rev122},
+		{"the spec's own, by version", healthy(), "v1.2.3", rev123},
+		{
+			// Only the env changed since v1.2.2: going back to v1.2.3's other
+			// revision would change neither image nor version.
+			"a revision of the same image and version is passed over",
+			func() *platformv1.AppDeployment {
+				ad := healthy()
+				ad.Status.Revisions = []platformv1.Revision{rev123, {Revision: "0ld3nv", Version: "v1.2.3", Image: rev123.Image}, rev122}
+				return ad
+			}(),
+			"", rev122,
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := undoTarget(tt.ad, tt.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("undoTarget (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUndoTarget_RefusesWhenThereIsNone(t *testing.T) {
+	only := healthy()
+	only.Status.Revisions = only.Status.Revisions[:1]
+	noImage := healthy()
+	noImage.Status.Revisions[1].Image = ""
+	for _, tt := range []struct {
+		name string
+		ad   *platformv1.AppDeployment
+		to   string
+		want string
+	}{
+		{"no revisions", web(), "", `appdeployment "web" has no promoted revision to go back to (status.revisions is empty)`},
+		{"only the spec's own", only, "", `appdeployment "order-service" has no promoted revision with another image or version than the spec's ` +
+			`(harbor.example.com/order-service:v1.2.3, version v1.2.3): nothing to go back to`},
+		{"an unknown revision", healthy(), "v0.9.0", `--to-revision: no promoted revision of appdeployment "order-service" has the hash or version "v0.9.0"; ` +
+			"`kubectl appdeploy history order-service` lists them"},
+		{"a revision without its image", noImage, "", `revision 66c4d8f5b of appdeployment "order-service" does not record its image, so it cannot be put back`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := undoTarget(tt.ad, tt.to)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestUndo_SetsOnlyImageAndVersionBack(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		version     string
+		wantVersion string
+	}{
+		// The version came from the image's tag, and still does.
+		{"version from the tag", "", ""},
+		{"version written out", "v1.2.3", "v1.2.2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ad := healthy()
+			ad.Spec.Version = tt.version
+			ad.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "new"}}
+			c := newClient(t, interceptor.Funcs{}, ad)
+			res := execute(t, c, "", "undo", "order-service")
+			want := "appdeployment.platform.example.com/order-service spec set back to v1.2.2 (revision 66c4d8f5b, image harbor.example.com/order-service:v1.2.2)\n"
+			if res.err != nil || res.out != want {
+				t.Fatalf("undo = %q, %v; want %q", res.out, res.err, want)
+			}
+			wantSpec := ad.Spec
+			wantSpec.Image, wantSpec.Version = rev122.Image, tt.wantVersion
+			if diff := cmp.Diff(wantSpec, mustGet(t, c, "order-service").Spec); diff != "" {
+				t.Errorf("spec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUndo_LeavesTheSpecAloneWhenItCannot(t *testing.T) {
+	patches := 0
+	countPatches := interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		patches++
+		return c.Patch(ctx, obj, patch, opts...)
+	}}
+	c := newClient(t, countPatches, web(), healthy())
+	if res := execute(t, c, "", "undo", "web"); res.err == nil || !strings.Contains(res.err.Error(), "no promoted revision") {
+		t.Errorf("undo without revisions: %v", res.err)
+	}
+	res := execute(t, c, "", "undo", "order-service", "--to-revision", "v1.2.3")
+	want := "appdeployment.platform.example.com/order-service skipped: the spec already asks for v1.2.3 (revision 5d8f7c9b4, image harbor.example.com/order-service:v1.2.3)\n"
+	if res.err != nil || res.out != want {
+		t.Errorf("undo to the spec's own = %q, %v; want %q", res.out, res.err, want)
+	}
+	if patches != 0 {
+		t.Errorf("%d patches sent", patches)
+	}
+}
+
+func TestUndo_ConflictSaysToRunItAgain(t *testing.T) {
+	conflict := interceptor.Funcs{Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
+		return apierrors.NewConflict(schema.GroupResource{Group: platformv1.GroupVersion.Group, Resource: "appdeployments"}, "order-service", nil)
+	}}
+	res := execute(t, newClient(t, conflict, healthy()), "", "undo", "order-service")
+	if want := `appdeployment "order-service" changed while undo was reading it: run undo again`; res.err == nil || res.err.Error() != want {
+		t.Errorf("err = %v, want %q", res.err, want)
+	}
+}
+
+func TestUndo_IsLockedOnTheVersionItRead(t *testing.T) {
+	var sent []byte
+	record := interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+		var err error
+		sent, err = patch.Data(obj)
+		if err != nil {
+			return err
+		}
+		return c.Patch(ctx, obj, patch, opts...)
+	}}
+	if res := execute(t, newClient(t, record, healthy()), "", "undo", "order-service"); res.err != nil {
+		t.Fatal(res.err)
+	}
+	if !strings.Contains(string(sent), `"resourceVersion":`) {
+		t.Errorf("the patch %s does not carry the resourceVersion read", sent)
+	}
+}
