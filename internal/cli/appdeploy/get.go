@@ -222,7 +222,7 @@ func canaryBranch(root *node, c *platformv1.CanaryStatus, now time.Time) {
 	if s := c.Step; s != nil {
 		canary.add("%s", stepLine(s, now))
 	}
-	if f := c.Failure; f != nil {
+	if f := c.Failure; f.Reason != "" {
 		line := fmt.Sprintf("Failed: %s: %s", f.Reason, f.Message)
 		if f.FailedAt != nil {
 			line += " (" + core.Relative(f.FailedAt.Time, now) + ")"

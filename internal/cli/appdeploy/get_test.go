@@ -65,7 +65,7 @@ func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
 	held.Status.Canary.Step = &platformv1.CanaryStepStatus{Index: ptr.To[int32](1), Total: 3,
 		StartedAt: at(-3 * time.Minute), ReadyAt: at(-2 * time.Minute), PauseUntil: at(3 * time.Minute)}
 	held.Status.Canary.Weight.Desired = ptr.To[int32](50)
-	held.Status.Canary.Failure = &platformv1.CanaryFailure{Reason: "CrashLoopBackOff",
+	held.Status.Canary.Failure = platformv1.CanaryFailure{Reason: "CrashLoopBackOff",
 		Message: "pod held-canary-x restarted 5 times", FailedAt: at(-time.Minute)}
 	for i := range 4 {
 		held.Status.Revisions = append(held.Status.Revisions, platformv1.Revision{Revision: strings.Repeat(string(rune('a'+i)), 9)})
