@@ -368,3 +368,45 @@ func TestAppDeployment_ACanaryThatCannotStartFailsFastAndRollsBack(t *testing.T)
 		})
 	}
 }
+
+func TestCLI_AppdeployStatusIsTheCIGate(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	out, code := appdeploy(t, ns, "status", "order-service")
+	g.Expect(code).To(Equal(4), "not found: cannot tell\n%s", out)
+
+	ad := app(ns, nil)
+	released(t, ad)
+	out, code = appdeploy(t, ns, "status", "order-service")
+	g.Expect(code).To(Equal(0), out)
+
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+	waitingForPromotion(t, ad, "v1.2.4")
+	out, code = appdeploy(t, ns, "status", "order-service")
+	g.Expect(code).To(Equal(3), "paused for approval\n%s", out)
+
+	// status --watch follows the release to its end: promoted by the plugin.
+	out, code = appdeploy(t, ns, "promote", "order-service")
+	g.Expect(code).To(Equal(0), out)
+	out, code = appdeploy(t, ns, "status", "order-service", "--watch", "--timeout", "90s")
+	g.Expect(code).To(Equal(0), out)
+	g.Expect(out).To(ContainSubstring("v1.2.4"))
+
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image125 })
+	waitingForPromotion(t, ad, "v1.2.5")
+	out, code = appdeploy(t, ns, "abort", "order-service")
+	g.Expect(code).To(Equal(0), out)
+	out, code = appdeploy(t, ns, "status", "order-service", "--watch", "--timeout", "90s")
+	g.Expect(code).To(Equal(1), "aborted\n%s", out)
+
+	// undo puts the promoted version back in the spec.
+	out, code = appdeploy(t, ns, "undo", "order-service")
+	g.Expect(code).To(Equal(0), out)
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		g.Expect(got.Spec.Image).To(Equal(image124))
+		expectReady(g, got)
+	})
+	out, code = appdeploy(t, ns, "status", "order-service")
+	g.Expect(code).To(Equal(0), out)
+}

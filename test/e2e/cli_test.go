@@ -38,11 +38,15 @@ import (
 	"github.com/example/platform-operator/internal/testutil"
 )
 
-var (
-	pluginOnce sync.Once
-	pluginPath string
-	pluginErr  error
-)
+// plugin is a kubectl plugin built once for the suite.
+type plugin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// plugins are the built plugins, by command name.
+var plugins = map[string]*plugin{"kubectl-stask": {}, "kubectl-appdeploy": {}}
 
 // stask runs the kubectl plugin against the cluster in namespace ns and
 // returns its output, standard error after standard output, and exit code.
@@ -56,21 +60,36 @@ func stask(t *testing.T, ns string, args ...string) (string, int) {
 // output and error apart, for output a test decodes.
 func staskStreams(t *testing.T, ns string, args ...string) (string, string, int) {
 	t.Helper()
-	pluginOnce.Do(func() {
+	return runPlugin(t, "kubectl-stask", ns, args...)
+}
+
+// appdeploy runs kubectl appdeploy like stask.
+func appdeploy(t *testing.T, ns string, args ...string) (string, int) {
+	t.Helper()
+	stdout, stderr, code := runPlugin(t, "kubectl-appdeploy", ns, args...)
+	return stdout + stderr, code
+}
+
+// runPlugin builds the plugin name (once), runs it against the cluster in
+// namespace ns, and returns its standard output, standard error and exit code.
+func runPlugin(t *testing.T, name, ns string, args ...string) (string, string, int) {
+	t.Helper()
+	p := plugins[name]
+	p.once.Do(func() {
 		// In the operator's working directory, which lives as long as the suite.
-		pluginPath = filepath.Join(operator.WorkDir, "kubectl-stask")
-		build := exec.Command("go", "build", "-o", pluginPath, "./cmd/kubectl-stask")
+		p.path = filepath.Join(operator.WorkDir, name)
+		build := exec.Command("go", "build", "-o", p.path, "./cmd/"+name)
 		build.Dir = cluster.Repo
 		if out, err := build.CombinedOutput(); err != nil {
-			pluginErr = errors.New(string(out))
+			p.err = errors.New(string(out))
 		}
 	})
-	if pluginErr != nil {
-		t.Fatalf("build kubectl-stask: %v", pluginErr)
+	if p.err != nil {
+		t.Fatalf("build %s: %v", name, p.err)
 	}
 	var stdout, stderr bytes.Buffer
 	args = append([]string{"--kubeconfig", cluster.Kubeconfig, "-n", ns}, args...)
-	cmd := exec.CommandContext(t.Context(), pluginPath, args...)
+	cmd := exec.CommandContext(t.Context(), p.path, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
@@ -80,7 +99,7 @@ func staskStreams(t *testing.T, ns string, args ...string) (string, string, int)
 	case errors.As(err, &exit):
 		return stdout.String(), stderr.String(), exit.ExitCode()
 	default:
-		t.Fatalf("kubectl-stask %v: %v", args, err)
+		t.Fatalf("%s %v: %v", name, args, err)
 		return "", "", -1
 	}
 }

@@ -55,24 +55,38 @@ sees the change and may revert it: change its source as well.`,
 		_, err := printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
-		target, err := undoTarget(ad, to)
-		if err != nil {
-			return err
-		}
-		what := fmt.Sprintf("%s (revision %s, image %s)", core.OrDash(target.Version), target.Revision, target.Image)
-		if target.Image == ad.Spec.Image && target.Version == release.Version(&ad.Spec) {
-			printFlags.NamePrintFlags.Operation = "skipped: the spec already asks for " + what
-		} else {
-			// Locked on the version read, so that the spec is not set back
-			// over a change made since: undo chose from what it read.
+		generation := ad.Generation
+		// The operator writes the status while a release moves, which
+		// conflicts with a patch locked on the version read; the spec is
+		// set back only over the spec that undo chose from (the same
+		// generation), so a conflict from a status write is retried on a
+		// fresh read.
+		for attempt := 0; ; attempt++ {
+			target, err := undoTarget(ad, to)
+			if err != nil {
+				return err
+			}
+			what := fmt.Sprintf("%s (revision %s, image %s)", core.OrDash(target.Version), target.Revision, target.Image)
+			if target.Image == ad.Spec.Image && target.Version == release.Version(&ad.Spec) {
+				printFlags.NamePrintFlags.Operation = "skipped: the spec already asks for " + what
+				break
+			}
 			patch := client.MergeFromWithOptions(ad.DeepCopy(), client.MergeFromWithOptimisticLock{})
 			setBack(&ad.Spec, target)
-			if err := c.Patch(ctx, ad, patch); apierrors.IsConflict(err) {
-				return fmt.Errorf("appdeployment %q changed while undo was reading it: run undo again", ad.Name)
-			} else if err != nil {
+			err = c.Patch(ctx, ad, patch)
+			if err == nil {
+				printFlags.NamePrintFlags.Operation = "spec set back to " + what
+				break
+			}
+			if !apierrors.IsConflict(err) {
 				return explain(err, ad.Name, ad.Namespace)
 			}
-			printFlags.NamePrintFlags.Operation = "spec set back to " + what
+			if err := c.Get(ctx, client.ObjectKeyFromObject(ad), ad); err != nil {
+				return explain(err, ad.Name, ad.Namespace)
+			}
+			if ad.Generation != generation || attempt >= undoAttempts {
+				return fmt.Errorf("appdeployment %q: its spec changed while undo was reading it: run undo again", ad.Name)
+			}
 		}
 		printer, err := printFlags.ToPrinter()
 		if err != nil {
@@ -84,6 +98,10 @@ sees the change and may revert it: change its source as well.`,
 	printFlags.AddFlags(cmd)
 	return cmd
 }
+
+// undoAttempts bounds the retries of undo's patch after conflicts with
+// status writes.
+const undoAttempts = 5
 
 // undoTarget is the promoted revision undo sets the spec back to: the one
 // to names (a revision hash or a version; the newest of a version), or by

@@ -152,13 +152,29 @@ func TestUndo_LeavesTheSpecAloneWhenItCannot(t *testing.T) {
 	}
 }
 
-func TestUndo_ConflictSaysToRunItAgain(t *testing.T) {
-	conflict := interceptor.Funcs{Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
-		return apierrors.NewConflict(schema.GroupResource{Group: platformv1.GroupVersion.Group, Resource: "appdeployments"}, "order-service", nil)
-	}}
-	res := execute(t, newClient(t, conflict, healthy()), "", "undo", "order-service")
-	if want := `appdeployment "order-service" changed while undo was reading it: run undo again`; res.err == nil || res.err.Error() != want {
+func TestUndo_RetriesAConflictOfAStatusWriteAndGivesUpOnAPersistentOne(t *testing.T) {
+	conflict := func(n *int, until int) interceptor.Funcs {
+		return interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			if *n++; *n <= until {
+				return apierrors.NewConflict(schema.GroupResource{Group: platformv1.GroupVersion.Group, Resource: "appdeployments"}, "order-service", nil)
+			}
+			return c.Patch(ctx, obj, patch, opts...)
+		}}
+	}
+	// The operator wrote the status once in between: the next attempt, on
+	// the same spec, goes through.
+	var once int
+	res := execute(t, newClient(t, conflict(&once, 1), healthy()), "", "undo", "order-service")
+	if res.err != nil || once != 2 {
+		t.Errorf("undo after one conflict: %v after %d patches, want success after 2", res.err, once)
+	}
+	var always int
+	res = execute(t, newClient(t, conflict(&always, 1000), healthy()), "", "undo", "order-service")
+	if want := `appdeployment "order-service": its spec changed while undo was reading it: run undo again`; res.err == nil || res.err.Error() != want {
 		t.Errorf("err = %v, want %q", res.err, want)
+	}
+	if always != undoAttempts+1 {
+		t.Errorf("%d patches, want %d", always, undoAttempts+1)
 	}
 }
 
