@@ -37,6 +37,11 @@ const (
 	EventAborted        = "Aborted"
 	EventReleased       = "Released"
 	EventRequestIgnored = "RequestIgnored"
+	// EventPaused and EventResumed: spec.paused holds a release, and lets
+	// it go on; EventWaitingForApproval: a canary step waits for promote.
+	EventPaused             = "Paused"
+	EventResumed            = "Resumed"
+	EventWaitingForApproval = "WaitingForApproval"
 )
 
 var (

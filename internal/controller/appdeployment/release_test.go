@@ -505,6 +505,67 @@ func TestRelease_RollingUpdateRecordsTheRevision(t *testing.T) {
 	}
 }
 
+func TestRelease_PausedHoldsTheCanaryWhereItIs(t *testing.T) {
+	ad := canaryApp()
+	ad.Spec.Strategy.CanaryPercent = 0
+	ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 30, PauseSeconds: ptr.To[int32](5)}}
+	w := newWorld(t, ad)
+	w.run()
+	w.setImage(image124)
+	w.ad.Spec.Paused = true
+	w.run()
+	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonPaused)
+	if w.ad.Status.Canary != nil || w.deployments[platformv1.TrackCanary] != nil {
+		t.Fatal("a canary started while paused")
+	}
+	w.expectEvents(EventPaused)
+	w.ad.Spec.Paused = false
+	w.run()
+	w.expectEvents(EventResumed, EventCanaryStarted)
+	// Paused mid-step: the pause's end does not complete the step.
+	w.ad.Spec.Paused = true
+	w.now = w.now.Add(time.Minute)
+	w.run()
+	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonPaused)
+	if w.ad.Status.Canary == nil || stepIndex(w.ad.Status.Canary) != 0 {
+		t.Fatalf("canary %+v moved while paused", w.ad.Status.Canary)
+	}
+	w.ad.Spec.Paused = false
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+}
+
+func TestRelease_OnFailurePauseHoldsTheCanaryUntilARetryWithNewPods(t *testing.T) {
+	ad := canaryApp()
+	ad.Spec.Rollback.OnFailure = platformv1.FailurePause
+	w := newWorld(t, ad)
+	w.run()
+	w.setImage(image124)
+	pulling := true
+	w.unready = func(rev string) bool { return pulling && rev != w.ad.Status.StableRevision }
+	w.fail = func(rev string) string {
+		if pulling && rev != w.ad.Status.StableRevision {
+			return "ImagePullBackOff"
+		}
+		return ""
+	}
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonCanaryFailed)
+	if c := w.ad.Status.Canary; c == nil || c.Failure.Reason != "ImagePullBackOff" || w.deployments[platformv1.TrackCanary] == nil {
+		t.Fatalf("canary %+v: want it held with its failure", c)
+	}
+	w.expectEvents(EventCanaryFailed)
+	// The registry recovers; a retry replaces the failed pod with a new one.
+	pulling = false
+	w.request(platformv1.RetryAnnotation)
+	w.run()
+	w.expectPhase(platformv1.PhasePaused, platformv1.ReasonWaitingForApproval)
+	if c := w.ad.Status.Canary; c.Failure.Reason != "" || *c.ReadyReplicas != 1 {
+		t.Fatalf("canary %+v after the retry", c)
+	}
+	w.expectEvents(EventCanaryStarted)
+}
+
 func TestRelease_RequestsAreActedOnOnce(t *testing.T) {
 	w := newWorld(t, canaryApp())
 	w.run()

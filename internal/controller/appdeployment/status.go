@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -74,7 +75,25 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 		}
 	}
 	p.conditions(&st)
+	p.phaseEvents(&ad.Status, &st)
 	return st
+}
+
+// phaseEvents records the changes of phase that no step of the release
+// makes: a hold by spec.paused and its end, and a canary step starting to
+// wait for promotion.
+func (p *pass) phaseEvents(old, cur *platformv1.AppDeploymentStatus) {
+	if old.Phase == cur.Phase && old.PauseReason == cur.PauseReason {
+		return
+	}
+	switch {
+	case cur.Phase == platformv1.PhasePaused && cur.PauseReason == platformv1.PauseManual:
+		p.transition(corev1.EventTypeNormal, EventPaused, "Pause", "Release held by spec.paused: "+cur.Message)
+	case cur.Phase == platformv1.PhasePaused && cur.PauseReason == platformv1.PauseApproval:
+		p.transition(corev1.EventTypeNormal, EventWaitingForApproval, "Wait", cur.Message)
+	case old.Phase == platformv1.PhasePaused && old.PauseReason == platformv1.PauseManual:
+		p.transition(corev1.EventTypeNormal, EventResumed, "Resume", "Release resumed: "+cur.Message)
+	}
 }
 
 // stableShare is, at step i, the total of pods the desired weight is a share
