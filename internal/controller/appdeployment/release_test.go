@@ -311,6 +311,8 @@ const (
 	image123 = "harbor.example.com/order-service:" + v123
 	image124 = "harbor.example.com/order-service:" + v124
 	image125 = "harbor.example.com/order-service:v1.2.5"
+	// imagePullBackOff is the waiting reason of a pod whose image cannot be pulled.
+	imagePullBackOff = "ImagePullBackOff"
 )
 
 // canaryApp is the design documents' manifest, defaulted.
@@ -405,14 +407,14 @@ func TestRelease_CanaryThatCannotPullItsImageRollsBackAtOnce(t *testing.T) {
 	w.unready = func(rev string) bool { return rev == bad }
 	w.fail = func(rev string) string {
 		if rev == bad {
-			return "ImagePullBackOff"
+			return imagePullBackOff
 		}
 		return ""
 	}
 	w.run()
 	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
 	o := w.ad.Status.LastOutcome
-	if o.Result != platformv1.OutcomeRolledBack || o.Reason != "ImagePullBackOff" || o.Version != "v9.9.9" {
+	if o.Result != platformv1.OutcomeRolledBack || o.Reason != imagePullBackOff || o.Version != "v9.9.9" {
 		t.Fatalf("outcome %+v", o)
 	}
 	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 {
@@ -545,13 +547,13 @@ func TestRelease_OnFailurePauseHoldsTheCanaryUntilARetryWithNewPods(t *testing.T
 	w.unready = func(rev string) bool { return pulling && rev != w.ad.Status.StableRevision }
 	w.fail = func(rev string) string {
 		if pulling && rev != w.ad.Status.StableRevision {
-			return "ImagePullBackOff"
+			return imagePullBackOff
 		}
 		return ""
 	}
 	w.run()
 	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonCanaryFailed)
-	if c := w.ad.Status.Canary; c == nil || c.Failure.Reason != "ImagePullBackOff" || w.deployments[platformv1.TrackCanary] == nil {
+	if c := w.ad.Status.Canary; c == nil || c.Failure.Reason != imagePullBackOff || w.deployments[platformv1.TrackCanary] == nil {
 		t.Fatalf("canary %+v: want it held with its failure", c)
 	}
 	w.expectEvents(EventCanaryFailed)
