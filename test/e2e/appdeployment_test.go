@@ -20,12 +20,13 @@ package e2e
 
 import (
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -310,14 +311,10 @@ func TestAppDeployment_ScalingDuringACanaryRecomputesTheSplit(t *testing.T) {
 	waitingForPromotion(t, ad, "v1.2.4")
 
 	rw.SetReplicas(10)
-	NewWithT(t).Eventually(func() error {
-		scale := &autoscalingv1.Scale{}
-		if err := cluster.Client.SubResource("scale").Get(t.Context(), ad, scale); err != nil {
-			return err
-		}
-		scale.Spec.Replicas = 10
-		return cluster.Client.SubResource("scale").Update(t.Context(), ad, client.WithSubResourceBody(scale))
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	// kubectl scale, through the /scale subresource, as an autoscaler would.
+	out, err := exec.CommandContext(t.Context(), filepath.Join(cluster.Repo, "bin", "kubectl"),
+		"--kubeconfig", cluster.Kubeconfig, "-n", ns, "scale", "appdeployment/order-service", "--replicas=10").CombinedOutput()
+	NewWithT(t).Expect(err).NotTo(HaveOccurred(), string(out))
 	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		c := got.Status.Canary
 		g.Expect(c).NotTo(BeNil())

@@ -66,13 +66,13 @@ func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 	}
 	for _, yes := range [][]string{
 		{"watch", "scheduletasks.platform.example.com", "-A"},
-		{"update", "scheduletasks.platform.example.com/status", "-A"},
+		{"update", "scheduletasks.platform.example.com", "--subresource=status", "-A"},
 		{"create", "taskruns.platform.example.com", "-A"},
 		{"create", "cronjobs.batch", "-A"},
 		{"create", "jobs.batch", "-A"},
 		{"list", "pods", "-A"},
 		{"watch", "appdeployments.platform.example.com", "-A"},
-		{"update", "appdeployments.platform.example.com/status", "-A"},
+		{"update", "appdeployments.platform.example.com", "--subresource=status", "-A"},
 		{"patch", "deployments.apps", "-A"},
 		{"patch", "services", "-A"},
 		{"delete", "pods", "-A"},
