@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -113,9 +114,13 @@ func lintFile(o *options, file string) (int, error) {
 		return 0, fmt.Errorf("%s: %w", file, err)
 	}
 	problems := 0
-	for _, raw := range docs {
+	for i, raw := range docs {
 		if why := notChecked(raw); why != "" {
-			fmt.Fprintf(o.Out(), "%s: skipped: %s %s (%s)\n", file, core.OrDash(yamldoc.Kind(raw)), core.OrDash(yamldoc.Name(raw)), why)
+			what := strings.TrimSpace(yamldoc.Kind(raw) + " " + yamldoc.Name(raw))
+			if what == "" {
+				what = fmt.Sprintf("document %d", i+1)
+			}
+			fmt.Fprintf(o.Out(), "%s: skipped: %s (%s)\n", file, what, why)
 			continue
 		}
 		doc, _ := sigsyaml.Marshal(raw)
@@ -142,6 +147,8 @@ func notChecked(raw map[string]any) string {
 		return ""
 	case "AppDeployment":
 		return "not a ScheduleTask; use kubectl appdeploy lint"
+	case "":
+		return "no kind: not a Kubernetes object"
 	}
 	return "not a ScheduleTask"
 }
