@@ -312,8 +312,9 @@ func TestAppDeployment_ScalingDuringACanaryRecomputesTheSplit(t *testing.T) {
 
 	rw.SetReplicas(10)
 	// kubectl scale, through the /scale subresource, as an autoscaler would.
-	out, err := exec.CommandContext(t.Context(), filepath.Join(cluster.Repo, "bin", "kubectl"),
-		"--kubeconfig", cluster.Kubeconfig, "-n", ns, "scale", "appdeployment/order-service", "--replicas=10").CombinedOutput()
+	kubectl := filepath.Join(cluster.Repo, "bin", "kubectl")
+	out, err := exec.CommandContext(t.Context(), kubectl, "--kubeconfig", cluster.Kubeconfig, "-n", ns,
+		"scale", "appdeployment/order-service", "--replicas=10").CombinedOutput()
 	NewWithT(t).Expect(err).NotTo(HaveOccurred(), string(out))
 	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		c := got.Status.Canary
