@@ -126,13 +126,10 @@ func newPass(ad *platformv1.AppDeployment, obs *observation, now time.Time) *pas
 		steps:    release.Steps(&ad.Spec.Strategy),
 		stored:   stored,
 	}
-	p.next = record{
-		canary:   st.Canary.DeepCopy(),
-		handled:  st.HandledRequests,
-		outcome:  st.LastOutcome,
-		history:  st.Revisions,
-		progress: stored.progress,
-	}
+	// The next record starts as the stored one; only the canary is changed
+	// in place, so only it is copied.
+	p.next = stored
+	p.next.canary = st.Canary.DeepCopy()
 	return p
 }
 

@@ -76,9 +76,9 @@ func (w *world) pass() *pass {
 	p.decide()
 	c := p.children
 	if p.obs.nameTaken == "" {
-		w.apply(platformv1.TrackStable, c.stableTemplate, c.stableRevision, c.stableReplicas, p)
+		w.apply(platformv1.TrackStable, c.stableTemplate, c.stableRevision, c.stableReplicas)
 		if c.canaryReplicas != nil {
-			w.apply(platformv1.TrackCanary, p.template, p.revision, *c.canaryReplicas, p)
+			w.apply(platformv1.TrackCanary, p.template, p.revision, *c.canaryReplicas)
 		}
 		if c.removeCanary {
 			delete(w.deployments, platformv1.TrackCanary)
@@ -94,7 +94,7 @@ func (w *world) pass() *pass {
 	return p
 }
 
-func (w *world) apply(track string, template *corev1.PodTemplateSpec, revision string, replicas int32, p *pass) {
+func (w *world) apply(track string, template *corev1.PodTemplateSpec, revision string, replicas int32) {
 	d := w.deployments[track]
 	if d == nil {
 		d = &appsv1.Deployment{}
@@ -104,7 +104,6 @@ func (w *world) apply(track string, template *corev1.PodTemplateSpec, revision s
 		d.Spec.Template = *forTrack(template, revision, track)
 	}
 	d.Spec.Replicas = ptr.To(replicas)
-	_ = p
 }
 
 // settle lets the Deployments' pods follow their Deployments, and reports
