@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/distribution/reference"
@@ -57,15 +58,22 @@ var jobLabels = []string{
 // the template without the labels the API server adds to a Job's pod
 // template. encoding/json writes struct fields in a fixed order and map keys
 // sorted, so equal templates hash equal.
+//
+// The template is encoded through a shallow copy with its own labels, not a
+// deep copy: the cache hashes the template of every Job it receives, and a
+// deep copy of it cost more than the hash.
 func TemplateHash(t *corev1.PodTemplateSpec) string {
-	c := t.DeepCopy()
-	for _, l := range jobLabels {
-		delete(c.Labels, l)
+	c := *t
+	c.Labels = nil
+	for k, v := range t.Labels {
+		if !slices.Contains(jobLabels, k) {
+			if c.Labels == nil {
+				c.Labels = make(map[string]string, len(t.Labels))
+			}
+			c.Labels[k] = v
+		}
 	}
-	if len(c.Labels) == 0 {
-		c.Labels = nil
-	}
-	data, err := json.Marshal(c)
+	data, err := json.Marshal(&c)
 	if err != nil {
 		// A typed PodTemplateSpec always encodes; should it not, nothing
 		// matches this value and nothing verifies.

@@ -149,8 +149,8 @@ const OwnWriteTTL = 2 * time.Minute
 // pass skipped as stale waits for exactly that event. The write is
 // registered before it is sent, since its echo may arrive before its answer.
 //
-// What is remembered of a write is dropped when a later pass finds the cache
-// caught up, and in any case after OwnWriteTTL: the last write of an object
+// What is remembered of a write is dropped when its echo arrives or a later
+// pass finds the cache caught up, and in any case after OwnWriteTTL: the last write of an object
 // that is never written again (a finished run) must not stay for the life
 // of the manager.
 type OwnWrites struct {
@@ -199,8 +199,14 @@ func (w *OwnWrites) NotOwnEcho() predicate.Funcs {
 		if e.ObjectOld == nil || e.ObjectNew == nil {
 			return true
 		}
-		uid := string(e.ObjectNew.GetUID())
-		echo := w.echoes.Take(uid, e.ObjectOld.GetResourceVersion())
+		uid, before := string(e.ObjectNew.GetUID()), e.ObjectOld.GetResourceVersion()
+		echo := w.echoes.Take(uid, before)
+		if echo {
+			// The cache holds the written version now, so no pass can start
+			// from the one it replaced: remembering it would only hold
+			// memory, for every object written, until the TTL.
+			w.replaced.Take(uid, before)
+		}
 		_, waited := w.waiting.LoadAndDelete(uid)
 		return !echo || waited
 	}}

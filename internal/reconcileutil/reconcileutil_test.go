@@ -371,6 +371,24 @@ func TestOwnWrites_WaitedForIsUsedByTheNextEventOnly(t *testing.T) {
 	}
 }
 
+func TestOwnWrites_NothingIsHeldOnceTheEchoArrived(t *testing.T) {
+	var w OwnWrites
+	p := w.NotOwnEcho()
+	for i := range 100 {
+		uid, before := fmt.Sprintf("uid-%d", i), fmt.Sprint(i)
+		w.Writing(at(uid, before))(nil)
+		if p.Update(event.UpdateEvent{ObjectOld: at(uid, before), ObjectNew: at(uid, before+"-next")}) {
+			t.Fatalf("the echo of write %d passed", i)
+		}
+		if w.Stale(uid, before) {
+			t.Fatalf("the version write %d replaced is stale after its echo: the cache holds the new one", i)
+		}
+	}
+	if n, m := w.replaced.Len(), w.echoes.Len(); n != 0 || m != 0 {
+		t.Errorf("after every echo arrived, %d replaced versions and %d echoes are held, want none", n, m)
+	}
+}
+
 func TestSpecOrMetadataChanged_DropsStatusOnlyUpdates(t *testing.T) {
 	base := func() *batchv1.Job {
 		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Generation: 1, ResourceVersion: "1",

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 )
@@ -77,8 +78,10 @@ func stripCronJob(obj any) (any, error) {
 
 // stripJob keeps of a Job what the ScheduleTask and TaskRun controllers
 // read: its name, UID, owner, creation time, task label, the annotations that
-// tie it to a schedule or a manual run and prove where it came from, and its
-// status. Its spec (the pod template above all) and the labels and
+// tie it to a schedule or a manual run and prove where it came from, and of
+// its status the times, the pod counts and the condition that finished it
+// (jobutil.FinishedCondition); the conditions that lead up to it
+// (SuccessCriteriaMet, FailureTarget) repeat it. Its spec (the pod template above all) and the labels and
 // annotations Kubernetes adds are most of the object; what is read of the
 // template is its hash, computed here from the full Job and kept in
 // provenance.TemplateHashAnnotation, overwriting any value the Job carried,
@@ -97,6 +100,16 @@ func stripJob(obj any) (any, error) {
 			job.Annotations = map[string]string{}
 		}
 		job.Annotations[provenance.TemplateHashAnnotation] = hash
+		var finished []batchv1.JobCondition
+		if c := jobutil.FinishedCondition(job); c != nil {
+			finished = []batchv1.JobCondition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message,
+				LastTransitionTime: c.LastTransitionTime}}
+		}
+		job.Status = batchv1.JobStatus{
+			StartTime: job.Status.StartTime, CompletionTime: job.Status.CompletionTime,
+			Active: job.Status.Active, Succeeded: job.Status.Succeeded, Failed: job.Status.Failed,
+			Conditions: finished,
+		}
 	}
 	return obj, nil
 }

@@ -46,10 +46,6 @@ import (
 	"github.com/example/platform-operator/internal/tracing"
 )
 
-// taskRunTaskNameField indexes TaskRuns by spec.scheduleTaskName, the one
-// link a user's manual TaskRun has to its task before the operator adopts it.
-const taskRunTaskNameField = "spec.scheduleTaskName"
-
 // jobTaskField indexes Jobs by their task label. A label selector on a
 // cached List is a scan of every Job in the namespace; the index makes
 // finding one task's Jobs cost the same with thousands of tasks.
@@ -167,10 +163,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	r.recordedRuns.TTL, r.recordedRuns.Clock = recordedRunTTL, r.Clock
 	if r.Signer == nil {
 		return fmt.Errorf("the %s controller needs a Signer", ControllerName)
-	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, taskRunTaskNameField,
-		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
-		return fmt.Errorf("index TaskRuns by task: %w", err)
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobTaskField,
 		reconcileutil.LabelIndex(platformv1.ScheduleTaskLabel)); err != nil {

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/taskrun"
 )
 
 // reconcileDelete asks for the task's active runs to end as Cancelled (the
@@ -43,7 +44,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, task *platformv1.Sched
 	}
 	var trs platformv1.TaskRunList
 	if err := r.List(ctx, &trs, client.InNamespace(task.Namespace),
-		client.MatchingFields{taskRunTaskNameField: task.Name}); err != nil {
+		client.MatchingFields{taskrun.TaskNameField: task.Name}); err != nil {
 		return fmt.Errorf("list TaskRuns: %w", err)
 	}
 	for i := range trs.Items {

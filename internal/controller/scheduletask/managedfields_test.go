@@ -19,13 +19,16 @@ package scheduletask
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 )
@@ -136,6 +139,32 @@ func TestStripJob_KeepsTheTemplateHashAndOverwritesAForgedOne(t *testing.T) {
 	}
 	if len(j.Spec.Template.Spec.Containers) != 0 {
 		t.Error("the template is still cached")
+	}
+}
+
+func TestStripJob_KeepsTheStatusTheRunIsBuiltFrom(t *testing.T) {
+	start, end := metav1.NewTime(time.Unix(1000, 0)), metav1.NewTime(time.Unix(1060, 0))
+	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
+		Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit", LastTransitionTime: end}
+	job := &batchv1.Job{Status: batchv1.JobStatus{
+		StartTime: &start, CompletionTime: &end, Active: 0, Succeeded: 1, Failed: 3, Ready: ptr.To[int32](0),
+		Conditions: []batchv1.JobCondition{
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+				Message: "Job has reached the specified backoff limit", LastTransitionTime: end},
+			func() batchv1.JobCondition { c := failed; c.LastProbeTime = end; return c }(),
+		},
+	}}
+	got, err := stripJob(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := batchv1.JobStatus{StartTime: &start, CompletionTime: &end, Succeeded: 1, Failed: 3,
+		Conditions: []batchv1.JobCondition{failed}}
+	if d := cmp.Diff(want, got.(*batchv1.Job).Status); d != "" {
+		t.Errorf("status (-want +got):\n%s", d)
+	}
+	if finished, succeeded := jobutil.Finished(got.(*batchv1.Job)); !finished || succeeded {
+		t.Errorf("the stripped Job reads finished=%v succeeded=%v, want a failed Job", finished, succeeded)
 	}
 }
 

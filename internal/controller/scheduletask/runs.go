@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
@@ -163,7 +164,7 @@ func (r *Reconciler) warnUnadopted(task *platformv1.ScheduleTask, rs *runSet) {
 func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask) (*runSet, error) {
 	var trs platformv1.TaskRunList
 	if err := r.List(ctx, &trs, client.InNamespace(task.Namespace),
-		client.MatchingFields{taskRunTaskNameField: task.Name}); err != nil {
+		client.MatchingFields{taskrun.TaskNameField: task.Name}); err != nil {
 		return nil, fmt.Errorf("list TaskRuns: %w", err)
 	}
 	var jobs batchv1.JobList

@@ -44,9 +44,11 @@ import (
 	"github.com/example/platform-operator/internal/tracing"
 )
 
-// jobUIDField indexes TaskRuns by spec.jobRef.uid, the key that ties a Job
-// (and through its controller reference, a pod) to its one TaskRun.
-const jobUIDField = "spec.jobRef.uid"
+// TaskNameField indexes TaskRuns by spec.scheduleTaskName, the one link a
+// user's manual TaskRun has to its task before the operator adopts it. The
+// TaskRun controller registers it; the ScheduleTask controller lists a
+// task's runs by it.
+const TaskNameField = "spec.scheduleTaskName"
 
 // podJobUIDField indexes pods by the UID of the Job that controls them, so a
 // run's pods are found without scanning the namespace's pods. It is the
@@ -235,14 +237,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, jobUIDField,
-		func(obj client.Object) []string {
-			if ref := obj.(*platformv1.TaskRun).Spec.JobRef; ref != nil {
-				return []string{string(ref.UID)}
-			}
-			return nil
-		}); err != nil {
-		return fmt.Errorf("index TaskRuns by Job UID: %w", err)
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, TaskNameField,
+		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
+		return fmt.Errorf("index TaskRuns by task: %w", err)
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podJobUIDField,
 		func(obj client.Object) []string {
@@ -253,32 +250,59 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		}); err != nil {
 		return fmt.Errorf("index pods by Job UID: %w", err)
 	}
-	byJobUID := func(uidOf func(client.Object) string) handler.EventHandler {
-		return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			uid := uidOf(obj)
-			if uid == "" {
-				return nil
-			}
-			var trs platformv1.TaskRunList
-			if err := mgr.GetClient().List(ctx, &trs, client.InNamespace(obj.GetNamespace()),
-				client.MatchingFields{jobUIDField: uid}); err != nil {
-				return nil
-			}
-			reqs := make([]reconcile.Request, 0, len(trs.Items))
-			for _, tr := range trs.Items {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&tr)})
-			}
-			return reqs
-		})
-	}
+	byJob := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		return runOfJob(ctx, mgr.GetClient(), obj.GetNamespace(), obj.GetName(), string(obj.GetUID()),
+			obj.GetLabels()[platformv1.ScheduleTaskLabel])
+	})
+	byPod := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		if controllingJobUID(obj) == "" {
+			return nil
+		}
+		ref := metav1.GetControllerOf(obj)
+		return runOfJob(ctx, mgr.GetClient(), obj.GetNamespace(), ref.Name, string(ref.UID),
+			obj.GetLabels()[platformv1.ScheduleTaskLabel])
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		// The echo of the run's own status write would only repeat the pass
 		// that wrote it.
 		For(&platformv1.TaskRun{}, builder.WithPredicates(r.writes.NotOwnEcho())).
-		Watches(&batchv1.Job{}, byJobUID(func(o client.Object) string { return string(o.GetUID()) })).
-		Watches(&corev1.Pod{}, byJobUID(controllingJobUID)).
+		Watches(&batchv1.Job{}, byJob).
+		Watches(&corev1.Pod{}, byPod).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
 			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r))))
+}
+
+// runOfJob finds the TaskRun that carries the Job jobName (UID jobUID) of
+// the task taskName, for a watch event of the Job or of one of its pods.
+//
+// There is no index of runs by Job UID: it would hold an entry per run,
+// twice (controller-runtime indexes each value cluster-wide and per
+// namespace), and was the largest index of the cache. A scheduled run is
+// named as its Job, so it is one lookup; a manual run's Job is named
+// <run>-m<hash>, and is found among the runs of its task, read without
+// copies as nothing here changes them.
+func runOfJob(ctx context.Context, c client.Reader, namespace, jobName, jobUID, taskName string) []reconcile.Request {
+	carries := func(tr *platformv1.TaskRun) bool {
+		return tr.Spec.JobRef != nil && string(tr.Spec.JobRef.UID) == jobUID
+	}
+	named := &platformv1.TaskRun{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: jobName}, named); err == nil && carries(named) {
+		return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(named)}}
+	}
+	if taskName == "" {
+		return nil
+	}
+	var runs platformv1.TaskRunList
+	if err := c.List(ctx, &runs, client.InNamespace(namespace), client.MatchingFields{TaskNameField: taskName},
+		client.UnsafeDisableDeepCopy); err != nil {
+		return nil
+	}
+	for i := range runs.Items {
+		if carries(&runs.Items[i]) {
+			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(&runs.Items[i])}}
+		}
+	}
+	return nil
 }
