@@ -22,16 +22,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -255,12 +252,6 @@ func scrape(t *testing.T, endpoint, token string) (int, string) {
 // family and for the run this test made.
 func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	t.Parallel()
-	// Always the pinned build in bin/, which the Makefile also puts first on
-	// PATH, rather than whichever prometheus a PATH lookup would find.
-	bin := cluster.Bin("prometheus")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s is missing: run `make tools`, which builds it from hack/tools/prometheus (%v)", bin, err)
-	}
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := newNamespace(t)
@@ -269,79 +260,35 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
 
 	target := leader(t)
-	dir := t.TempDir()
-	tokenFile := filepath.Join(dir, "token")
-	g.Expect(os.WriteFile(tokenFile, []byte(scraperToken(t, ns)), 0o600)).To(Succeed())
-	config := fmt.Sprintf(`global:
-  scrape_interval: 1s
-scrape_configs:
-- job_name: platform-operator
-  scheme: https
-  tls_config:
-    insecure_skip_verify: true
-  authorization:
-    credentials_file: %s
-  static_configs:
-  - targets: ["%s:%d"]
-`, tokenFile, localwebhook.Host, target.MetricsPort)
-	g.Expect(os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(config), 0o600)).To(Succeed())
-	port, err := harness.FreePort()
+	prom, err := harness.StartPrometheus(ctx, t.TempDir(), harness.ScrapeTarget{
+		Job:                "platform-operator",
+		Address:            fmt.Sprintf("%s:%d", localwebhook.Host, target.MetricsPort),
+		Scheme:             "https",
+		BearerToken:        scraperToken(t, ns),
+		InsecureSkipVerify: true,
+	})
 	g.Expect(err).NotTo(HaveOccurred())
-	prom := exec.CommandContext(ctx, bin,
-		"--config.file="+filepath.Join(dir, "prometheus.yml"),
-		"--storage.tsdb.path="+filepath.Join(dir, "data"),
-		fmt.Sprintf("--web.listen-address=%s:%d", localwebhook.Host, port))
-	promLog, err := os.Create(filepath.Join(dir, "prometheus.log"))
-	g.Expect(err).NotTo(HaveOccurred())
-	prom.Stdout, prom.Stderr = promLog, promLog
-	g.Expect(prom.Start()).To(Succeed())
-	t.Cleanup(func() { _ = prom.Process.Kill(); _ = prom.Wait() })
+	t.Cleanup(prom.Stop)
 
-	api := fmt.Sprintf("http://%s:%d/api/v1/", localwebhook.Host, port)
 	documented := documentedMetrics(t)
 	g.Eventually(func(g Gomega) {
-		var succeeded struct {
-			Result []struct {
-				Value []any `json:"value"`
-			} `json:"result"`
-		}
-		query := `sum(platform_operator_taskruns_total{result="Succeeded"})`
-		promAPI(g, api+"query?query="+url.QueryEscape(query), &succeeded)
-		g.Expect(succeeded.Result).To(HaveLen(1))
-		v, err := strconv.ParseFloat(succeeded.Result[0].Value[1].(string), 64)
+		succeeded, err := prom.QueryValue(ctx, `sum(platform_operator_taskruns_total{result="Succeeded"})`)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(v).To(BeNumerically(">=", 1), "at least the run this test made succeeded")
+		g.Expect(succeeded).To(BeNumerically(">=", 1), "at least the run this test made succeeded")
 
-		var names []string
-		promAPI(g, api+"label/__name__/values?"+url.Values{"match[]": {`{job="platform-operator"}`}}.Encode(), &names)
+		names, _, err := prom.API().LabelValues(ctx, model.MetricNameLabel,
+			[]string{`{job="platform-operator"}`}, time.Time{}, time.Time{})
+		g.Expect(err).NotTo(HaveOccurred())
 		for _, f := range documented {
 			// A histogram is stored as its _bucket, _sum and _count series.
 			series := f.Name
 			if f.Type == "histogram" {
 				series += "_count"
 			}
-			g.Expect(names).To(ContainElement(series), "documented in docs/metrics.md, not in Prometheus")
+			g.Expect(names).To(ContainElement(model.LabelValue(series)), "documented in docs/metrics.md, not in Prometheus")
 		}
 	}).WithTimeout(60*time.Second).WithPolling(time.Second).
-		Should(Succeed(), "prometheus log: %s", filepath.Join(dir, "prometheus.log"))
-}
-
-// promAPI GETs a Prometheus HTTP API URL and decodes the "data" of its
-// answer into data, failing unless Prometheus answers success.
-func promAPI(g Gomega, u string, data any) {
-	resp, err := http.Get(u)
-	g.Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	g.Expect(err).NotTo(HaveOccurred())
-	var answer struct {
-		Status string          `json:"status"`
-		Error  string          `json:"error"`
-		Data   json.RawMessage `json:"data"`
-	}
-	g.Expect(json.Unmarshal(body, &answer)).To(Succeed(), "answer of %s: %s", u, body)
-	g.Expect(answer.Status).To(Equal("success"), "answer of %s: %s", u, answer.Error)
-	g.Expect(json.Unmarshal(answer.Data, data)).To(Succeed(), "data of %s: %s", u, answer.Data)
+		Should(Succeed(), "prometheus log: %s", prom.LogPath)
 }
 
 func TestPodSecurity_ManagerAndRestrictedTasksAreAdmittedUnderRestricted(t *testing.T) {
