@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run-dev.sh is `make run`. By default (CLUSTER=kwok) it creates (or reuses)
-# the local kwok cluster, installs the CRDs, runs the manager in the
-# foreground against it and, once the manager is ready, applies
-# config/samples/; it only ever uses that cluster's own kubeconfig file, and
-# ~/.kube/config is never touched.
+# the local kwok cluster, installs the CRDs, starts the traffic simulator and
+# a Prometheus in the background, runs the manager in the foreground against
+# it and, once the manager is ready, applies config/samples/; it only ever
+# uses that cluster's own kubeconfig file, and ~/.kube/config is never
+# touched.
 #
 # With CLUSTER=current it runs the manager against the cluster of the current
 # kubeconfig context instead, as kubebuilder's `make install run` does (make
@@ -18,8 +19,14 @@ probe_addr=${DEV_PROBE_ADDR:-127.0.0.1:8081}
 metrics_addr=${DEV_METRICS_ADDR:-127.0.0.1:8443}
 webhook_port=${DEV_WEBHOOK_PORT:-9443}
 cert_dir="$repo/bin/dev-webhook-certs"
+prometheus_addr=${DEV_PROMETHEUS_ADDR:-127.0.0.1:9090}
+trafficsim_addr=${DEV_TRAFFICSIM_ADDR:-127.0.0.1:9102}
+prometheus_dir="$repo/bin/dev-prometheus"
 
-# run_current runs the manager against the current context's cluster. Its
+# run_current runs the manager against the current context's cluster, with
+# neither the traffic simulator nor a local Prometheus: a real cluster's pods
+# serve their own metrics to its own Prometheus (pass it with
+# --prometheus-address). Its
 # API server would have to call this machine for the admission and
 # conversion webhooks, which a remote cluster (or one in containers) cannot,
 # and failing-closed webhooks it cannot reach would refuse every write; so
@@ -92,16 +99,88 @@ go run ./hack/localwebhook -cert-dir "$cert_dir" -port "$webhook_port" -crds con
 	kubectl apply --server-side --force-conflicts -f - >/dev/null
 kubectl wait --for condition=Established --timeout=60s -f config/crd/bases >/dev/null
 
-# ready asks the manager's /readyz with bash alone (no curl needed).
-ready() {
-	local host=${probe_addr%:*} port=${probe_addr##*:} status
+# background holds the processes started here that must not outlive the
+# script: started with &, they ignore the terminal's Ctrl-C.
+background=()
+stop_background() {
+	if [ ${#background[@]} -gt 0 ]; then
+		kill "${background[@]}" 2>/dev/null || true
+		wait "${background[@]}" 2>/dev/null || true
+	fi
+}
+trap stop_background EXIT
+
+# kwok's pods serve nothing, so the canary analysis would have no requests to
+# judge: the traffic simulator (test/trafficsim) serves request metrics for
+# every ready AppDeployment pod, and a local Prometheus scrapes it and the
+# manager and is what the manager queries.
+echo "Starting the traffic simulator on $trafficsim_addr and Prometheus on $prometheus_addr" >&2
+go build -o bin/trafficsim ./test/trafficsim/cmd/trafficsim
+mkdir -p "$prometheus_dir"
+# The manager's metrics endpoint admits only holders of the metrics-reader
+# ClusterRole (as config/default names it), as a real install does; a
+# ServiceAccount of Prometheus's own gets it.
+sed 's/^  name: metrics-reader$/  name: platform-operator-metrics-reader/' config/rbac/metrics_reader_role.yaml |
+	kubectl apply --server-side -f - >/dev/null
+kubectl -n default create serviceaccount dev-prometheus --dry-run=client -o yaml |
+	kubectl apply --server-side -f - >/dev/null
+kubectl create clusterrolebinding dev-prometheus-metrics-reader --clusterrole=platform-operator-metrics-reader \
+	--serviceaccount=default:dev-prometheus --dry-run=client -o yaml |
+	kubectl apply --server-side -f - >/dev/null
+(umask 077 && kubectl -n default create token dev-prometheus --duration=24h >"$prometheus_dir/token")
+# The manager may listen on all interfaces (":8443"); Prometheus reaches it on
+# the loopback.
+metrics_target=$metrics_addr
+case $metrics_target in
+:*) metrics_target="127.0.0.1$metrics_target" ;;
+0.0.0.0:*) metrics_target="127.0.0.1:${metrics_target##*:}" ;;
+esac
+# honor_labels keeps the simulator's namespace label (it speaks for pods in
+# every namespace); the manager's certificate is its own self-signed one.
+cat >"$prometheus_dir/prometheus.yml" <<YAML
+global:
+  scrape_interval: 5s
+  evaluation_interval: 5s
+scrape_configs:
+- job_name: trafficsim
+  honor_labels: true
+  static_configs:
+  - targets: ["$trafficsim_addr"]
+- job_name: platform-operator
+  scheme: https
+  tls_config:
+    insecure_skip_verify: true
+  authorization:
+    credentials_file: $prometheus_dir/token
+  static_configs:
+  - targets: ["$metrics_target"]
+YAML
+bin/trafficsim --kubeconfig "$kubeconfig" --listen "$trafficsim_addr" >"$prometheus_dir/trafficsim.log" 2>&1 &
+background+=($!)
+bin/prometheus \
+	--config.file="$prometheus_dir/prometheus.yml" \
+	--storage.tsdb.path="$prometheus_dir/data" \
+	--storage.tsdb.retention.time=1d \
+	--web.listen-address="$prometheus_addr" \
+	>"$prometheus_dir/prometheus.log" 2>&1 &
+background+=($!)
+
+# http_ok asks http://ADDR/PATH with bash alone (no curl needed) and
+# succeeds on status 200.
+http_ok() {
+	local host=${1%:*} port=${1##*:} path=$2 status
 	# The braces keep 2>/dev/null from applying to the whole shell, as a
 	# redirection on exec itself would.
 	{ exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null || return 1
-	printf 'GET /readyz HTTP/1.0\r\nHost: %s\r\n\r\n' "$host" >&3
+	printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' "$path" "$host" >&3
 	read -r _ status _ <&3 || true
 	exec 3<&-
 	[ "$status" = 200 ]
+}
+
+# ready asks the manager's /readyz.
+ready() {
+	http_ok "$probe_addr" /readyz
 }
 
 # Apply the samples as soon as the manager reports ready, in the background,
@@ -114,6 +193,9 @@ ready() {
 			go run ./hack/localwebhook -cert-dir "$cert_dir" -port "$webhook_port" |
 				kubectl apply --server-side --force-conflicts -f - >&2
 			kubectl apply -k config/samples >&2
+			if ! http_ok "$prometheus_addr" /-/ready; then
+				echo "run-dev: Prometheus is not ready on $prometheus_addr; see $prometheus_dir/prometheus.log" >&2
+			fi
 			cat >&2 <<MSG
 
 === platform-operator is running against the local cluster "$cluster".
@@ -125,7 +207,16 @@ or point kubectl at the cluster for this shell only:
 
     export KUBECONFIG=$kubeconfig
 
-Ctrl-C stops the manager; 'make cluster-down' deletes the cluster.
+Prometheus, which the manager's canary analysis queries, scrapes the manager and the
+traffic simulator every 5s:
+
+    http://$prometheus_addr
+
+The simulator serves http://$trafficsim_addr/metrics: 10 requests/s per ready AppDeployment
+pod, 10 % failing and slow when the image tag contains "bad" (see test/trafficsim); its log
+and Prometheus's are in $prometheus_dir/.
+
+Ctrl-C stops the manager, the simulator and Prometheus; 'make cluster-down' deletes the cluster.
 MSG
 			exit 0
 		fi
@@ -133,8 +224,7 @@ MSG
 	done
 	echo "run-dev: the manager did not become ready on $probe_addr; samples not applied" >&2
 ) &
-applier=$!
-trap 'kill $applier 2>/dev/null || true' EXIT
+background+=($!)
 
 bin/manager \
 	--health-probe-bind-address="$probe_addr" \
@@ -143,5 +233,6 @@ bin/manager \
 	--cert-rotation=false \
 	--leader-election-namespace=default \
 	--metrics-bind-address="$metrics_addr" \
+	--prometheus-address="http://$prometheus_addr" \
 	--zap-devel \
 	"$@"
