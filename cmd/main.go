@@ -89,6 +89,7 @@ type options struct {
 	pprofAddr               string
 	signingKeyNamespace     string
 	manualRunGrace          time.Duration
+	prometheusAddress       string
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -141,6 +142,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.manualRunGrace, "manual-run-grace", taskrun.DefaultManualRunGrace,
 		"How long a manual TaskRun waits for a ScheduleTask that does not exist or cannot run (Ready False) "+
 			"before it ends Failed with reason TaskNotFound or TaskCannotRun.")
+	fs.StringVar(&o.prometheusAddress, "prometheus-address", "",
+		"The Prometheus (http://host:port) that AppDeployment canary analysis queries; the operator's setting, "+
+			"never a tenant's. Empty: canaries with canaryCriteria hold with pauseReason ProviderError.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 }
@@ -237,6 +241,7 @@ func main() {
 		AppDeploymentWorkers: o.appDeploymentWorkers,
 		SigningKeyNamespace:  o.keyNamespace(),
 		ManualRunGrace:       o.manualRunGrace,
+		PrometheusAddress:    o.prometheusAddress,
 	}); err != nil {
 		setupLog.Error(err, "Failed to set up controllers")
 		os.Exit(1)

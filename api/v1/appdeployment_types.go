@@ -60,6 +60,38 @@ const (
 	FailurePause FailurePolicy = "Pause"
 )
 
+// NoDataPolicy says what a canary does while its analysis has no data.
+// +kubebuilder:validation:Enum=Pause;Rollback
+type NoDataPolicy string
+
+const (
+	// NoDataPause holds the canary until data arrives.
+	NoDataPause NoDataPolicy = "Pause"
+	// NoDataRollback rolls the canary back after failureLimit NoData
+	// measurements in a row.
+	NoDataRollback NoDataPolicy = "Rollback"
+)
+
+// MeasurementResult is what one measurement of a criterion found.
+// +kubebuilder:validation:Enum=Pass;Fail;NoData;Error;Invalid
+type MeasurementResult string
+
+const (
+	// MeasurementPass: the value meets the criterion.
+	MeasurementPass MeasurementResult = "Pass"
+	// MeasurementFail: the value does not meet the criterion.
+	MeasurementFail MeasurementResult = "Fail"
+	// MeasurementNoData: nothing to judge: an empty result, NaN, an
+	// infinity, or fewer samples than analysis.minSamples.
+	MeasurementNoData MeasurementResult = "NoData"
+	// MeasurementError: Prometheus did not answer (unreachable, timeout,
+	// 5xx, an answer that does not parse).
+	MeasurementError MeasurementResult = "Error"
+	// MeasurementInvalid: the query is wrong: Prometheus refused it (HTTP
+	// 400), or it returned more than one series.
+	MeasurementInvalid MeasurementResult = "Invalid"
+)
+
 // Metric names a built-in measurement of the canary.
 // +kubebuilder:validation:Enum=error_rate;success_rate;latency_p95;latency_p99
 type Metric string
@@ -219,6 +251,16 @@ const (
 	DefaultRevisionHistoryLimit int32 = 10
 	// DefaultProgressDeadlineSeconds is progressDeadlineSeconds when unset.
 	DefaultProgressDeadlineSeconds int32 = 600
+	// DefaultAnalysisIntervalSeconds, DefaultMinMeasurements,
+	// DefaultFailureLimit and DefaultMinSamples are the analysis settings
+	// when unset.
+	DefaultAnalysisIntervalSeconds int32 = 60
+	DefaultMinMeasurements         int32 = 3
+	DefaultFailureLimit            int32 = 2
+	DefaultMinSamples              int32 = 10
+	// DefaultProviderErrorGraceSeconds is providerErrorGraceSeconds when
+	// unset.
+	DefaultProviderErrorGraceSeconds int32 = 300
 	// MaxRequestValueLength is the longest value of a request annotation.
 	MaxRequestValueLength = 63
 )
@@ -292,11 +334,29 @@ type CanaryStep struct {
 	Approval Approval `json:"approval,omitempty"`
 }
 
-// CanaryCriterion is one check a canary step must pass.
+// CanaryCriterion is one check a canary step must pass, measured in
+// Prometheus every analysis interval: a built-in metric against a
+// threshold, or a PromQL query whose result a CEL condition judges.
+// +kubebuilder:validation:XValidation:rule="has(self.metric) != has(self.query)",message="set exactly one of metric (a built-in measurement) or query (PromQL)"
+// +kubebuilder:validation:XValidation:rule="!has(self.metric) || has(self.threshold)",message="a metric needs a threshold"
+// +kubebuilder:validation:XValidation:rule="!has(self.query) || (has(self.name) && has(self.successCondition))",message="a query needs a name and a successCondition"
+// +kubebuilder:validation:XValidation:rule="has(self.query) || (!has(self.successCondition) && !has(self.samplesQuery))",message="successCondition and samplesQuery apply to a query; a metric has its threshold and counts its own requests"
+// +kubebuilder:validation:XValidation:rule="!has(self.query) || !has(self.threshold)",message="threshold applies to a metric; a query is judged by its successCondition"
 type CanaryCriterion struct {
-	// metric is the measurement: error_rate or success_rate (percent of
-	// responses), latency_p95 or latency_p99 (seconds).
-	// +required
+	// name names the criterion in status, events and metrics; unique among
+	// the criteria. A metric's criterion is named after the metric unless
+	// name is set; a query's must be named. Lower case letters, digits, '-'
+	// and '_', at most 63 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name,omitempty"`
+
+	// metric is a built-in measurement: error_rate or success_rate (percent
+	// of responses), latency_p95 or latency_p99 (seconds), computed from
+	// http_requests_total and http_request_duration_seconds.
+	// +optional
 	Metric Metric `json:"metric,omitempty"`
 
 	// threshold is the limit of the metric: a maximum, except for
@@ -306,13 +366,106 @@ type CanaryCriterion struct {
 	// Exception to kube-api-linter's nofloats: the design documents write
 	// thresholds as plain numbers (0.5, 99.9, 0.25), and a resource.Quantity
 	// or a string would make users quote them.
-	// +required
+	// +optional
 	// +kubebuilder:validation:Minimum=0
-	Threshold float64 `json:"threshold"` //nolint:kubeapilinter // a plain number, see above
+	Threshold *float64 `json:"threshold,omitempty"` //nolint:kubeapilinter // a plain number, see above
+
+	// query is a PromQL query that returns one number, with template
+	// variables {{namespace}}, {{name}}, {{version}}, {{revision}}, {{track}}
+	// and {{interval}} (e.g. 60s) filled in for the track measured. At most
+	// 4096 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Query string `json:"query,omitempty"`
+
+	// successCondition is a CEL expression over result, the query's value
+	// (a double), that is true when the canary passes: "result < 0.05".
+	// At most 1024 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	SuccessCondition string `json:"successCondition,omitempty"`
+
+	// samplesQuery is a PromQL query, with the same variables, for how many
+	// samples (requests, say) the measurement rests on: fewer than
+	// analysis.minSamples make it NoData. Without it a query has no sample
+	// guard. At most 4096 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	SamplesQuery string `json:"samplesQuery,omitempty"`
+
+	// compareToStable judges the canary against the stable track as well:
+	// the same query for the stable pods, and the canary may be worse by at
+	// most maxDelta and/or maxRatio. ANDed with the threshold or condition.
+	// +optional
+	CompareToStable CompareToStable `json:"compareToStable,omitzero"`
+}
+
+// CompareToStable bounds how much worse than the stable track the canary
+// may measure, in the metric's own units. Worse is higher, except for
+// success_rate, where it is lower.
+// +kubebuilder:validation:MinProperties=1
+type CompareToStable struct {
+	// maxDelta is how much worse the canary may be, as a difference:
+	// error_rate maxDelta 0.2 allows stable 0.1 % and canary 0.3 %.
+	// ---
+	// Exception to kube-api-linter's nofloats: see threshold.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MaxDelta *float64 `json:"maxDelta,omitempty"` //nolint:kubeapilinter // a plain number, see threshold
+
+	// maxRatio is how much worse the canary may be, as a ratio of canary to
+	// stable (of stable to canary for success_rate): latency_p99 maxRatio
+	// 1.2 allows 20 % slower.
+	// ---
+	// Exception to kube-api-linter's nofloats: see threshold.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MaxRatio *float64 `json:"maxRatio,omitempty"` //nolint:kubeapilinter // a plain number, see threshold
+}
+
+// Analysis tunes how the canary criteria are measured.
+// +kubebuilder:validation:MinProperties=1
+type Analysis struct {
+	// intervalSeconds is how often the criteria are measured, and the
+	// window each measurement covers (5 to 3600; 60 when unset).
+	// +optional
+	// +default=60
+	// +kubebuilder:validation:Minimum=5
+	// +kubebuilder:validation:Maximum=3600
+	IntervalSeconds int32 `json:"intervalSeconds,omitempty"`
+
+	// minMeasurements is how many Passes each criterion needs in a step
+	// before the step completes (1 to 100; 3 when unset).
+	// +optional
+	// +default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MinMeasurements int32 `json:"minMeasurements,omitempty"`
+
+	// failureLimit is how many consecutive Fails of one criterion fail the
+	// canary (1 to 100; 2 when unset).
+	// +optional
+	// +default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	FailureLimit int32 `json:"failureLimit,omitempty"`
+
+	// minSamples is the fewest samples a measurement rests on: requests in
+	// the interval for the built-in metrics, samplesQuery's value for a
+	// query that has one. Fewer make the measurement NoData (0 to 1000000;
+	// 10 when unset).
+	// +optional
+	// +default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000000
+	MinSamples *int32 `json:"minSamples,omitempty"`
 }
 
 // Strategy is how a new version is released.
-// +kubebuilder:validation:XValidation:rule="(has(self.type) && self.type == 'canary') || (!has(self.canaryPercent) && !has(self.steps) && !has(self.canaryCriteria))",message="canaryPercent, steps and canaryCriteria apply only to type canary"
+// +kubebuilder:validation:XValidation:rule="(has(self.type) && self.type == 'canary') || (!has(self.canaryPercent) && !has(self.steps) && !has(self.canaryCriteria) && !has(self.analysis))",message="canaryPercent, steps, canaryCriteria and analysis apply only to type canary"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'canary' || has(self.canaryPercent) != has(self.steps)",message="a canary needs exactly one of canaryPercent or steps"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'rolling' || (!has(self.maxSurge) && !has(self.maxUnavailable))",message="maxSurge and maxUnavailable apply only to type rolling"
 type Strategy struct {
@@ -353,7 +506,16 @@ type Strategy struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=10
-	CanaryCriteria []CanaryCriterion `json:"canaryCriteria,omitempty"`
+	// +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, (has(b.name) ? b.name : b.metric) == (has(a.name) ? a.name : a.metric)))",message="criteria names must be unique (a metric's criterion is named after its metric unless name is set)"
+	// ---
+	// Exception to kube-api-linter's arrayofstruct: a criterion has exactly
+	// one of metric and query (a CEL rule of CanaryCriterion), so neither
+	// can be required on its own.
+	CanaryCriteria []CanaryCriterion `json:"canaryCriteria,omitempty"` //nolint:kubeapilinter // one of metric or query, see above
+
+	// analysis tunes how canaryCriteria are measured.
+	// +optional
+	Analysis Analysis `json:"analysis,omitzero"`
 }
 
 // RollbackPolicy says what a failed release does and what is remembered.
@@ -371,6 +533,25 @@ type RollbackPolicy struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=50
 	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// onNoData is what a canary does while its analysis has no data (no
+	// traffic, too few samples): Pause (the default) holds it, resuming by
+	// itself when data arrives; Rollback rolls it back after
+	// analysis.failureLimit NoData measurements in a row. NoData never
+	// counts as a Pass.
+	// +optional
+	// +default="Pause"
+	OnNoData NoDataPolicy `json:"onNoData,omitempty"`
+
+	// providerErrorGraceSeconds is how long Prometheus may fail to answer
+	// before the canary pauses with reason ProviderError (10 to 86400; 300
+	// when unset). Meanwhile the step's clock stops and measurements go on;
+	// the canary resumes by itself when Prometheus answers.
+	// +optional
+	// +default=300
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	ProviderErrorGraceSeconds int32 `json:"providerErrorGraceSeconds,omitempty"`
 }
 
 // AppDeploymentSpec describes an application (what to run) and how a new
@@ -591,6 +772,127 @@ type CanaryStatus struct {
 	// the canary is held as it is until a retry or an abort.
 	// +optional
 	Failure CanaryFailure `json:"failure,omitzero"`
+
+	// analysis is the measurement of the canary against its criteria in
+	// the current step.
+	// +optional
+	Analysis *AnalysisStatus `json:"analysis,omitempty"`
+}
+
+// AnalysisStatus is what the analysis of a canary found so far: the
+// preflight, and the measurements of one step. The counts start again with
+// each step; those of a completed step stay until the next step's first
+// measurement, as the evidence it completed on.
+type AnalysisStatus struct {
+	// step is the index of the step the counts are of.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Step *int32 `json:"step,omitempty"`
+
+	// preflightAt is when each query was run once against the stable
+	// track, before the canary's pods were made, and answered: no canary
+	// pod is made before it is set.
+	// +optional
+	PreflightAt *metav1.Time `json:"preflightAt,omitempty"`
+
+	// measuredAt is when the criteria were last measured.
+	// +optional
+	MeasuredAt *metav1.Time `json:"measuredAt,omitempty"`
+
+	// providerErrorSince is since when Prometheus has not answered; unset
+	// while it answers. The step's clock stops meanwhile.
+	// +optional
+	ProviderErrorSince *metav1.Time `json:"providerErrorSince,omitempty"`
+
+	// criteria are the measurements of each criterion. At most 10.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=10
+	Criteria []CriterionStatus `json:"criteria,omitempty"`
+}
+
+// CriterionStatus is the measurements of one criterion in the current step.
+type CriterionStatus struct {
+	// name is the criterion's name (its metric's, unless named).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name,omitempty"`
+
+	// lastResult is the result of the last measurement.
+	// +optional
+	LastResult MeasurementResult `json:"lastResult,omitempty"`
+
+	// value is the canary's last measured value, as text ("0.12").
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Value string `json:"value,omitempty"`
+
+	// stableValue is the stable track's last measured value, when the
+	// criterion compares to stable.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	StableValue string `json:"stableValue,omitempty"`
+
+	// threshold is what the value must meet, as text: "<= 0.5",
+	// ">= 99.9" or the successCondition.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Threshold string `json:"threshold,omitempty"`
+
+	// samples is how many samples (requests) the last measurement rested
+	// on, when known.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Samples *int64 `json:"samples,omitempty"`
+
+	// passes counts the step's measurements that passed.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Passes *int32 `json:"passes,omitempty"`
+
+	// fails counts the step's measurements that failed.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Fails *int32 `json:"fails,omitempty"`
+
+	// noData counts the step's measurements that had no data.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	NoData *int32 `json:"noData,omitempty"`
+
+	// errors counts the step's measurements Prometheus did not answer.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Errors *int32 `json:"errors,omitempty"`
+
+	// consecutiveFails counts the Fails since the last other result;
+	// failureLimit of them fail the canary. Errors neither break nor extend
+	// the run.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ConsecutiveFails *int32 `json:"consecutiveFails,omitempty"`
+
+	// consecutiveNoData counts the NoData results since the last other
+	// result, for onNoData Rollback.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ConsecutiveNoData *int32 `json:"consecutiveNoData,omitempty"`
+
+	// measuredAt is when the criterion was last measured.
+	// +optional
+	MeasuredAt *metav1.Time `json:"measuredAt,omitempty"`
+
+	// message says what the last measurement found, for people:
+	// "error_rate 0.12% <= 0.5% (n=812)".
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
 }
 
 // CanaryFailure is why a held canary failed.

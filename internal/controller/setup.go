@@ -28,6 +28,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/controller/taskrun"
@@ -52,7 +53,15 @@ type Options struct {
 	// exist or cannot run before it ends Failed; the TaskRun controller's
 	// default when zero.
 	ManualRunGrace time.Duration
+	// PrometheusAddress is the Prometheus the canary analysis queries
+	// (http://host:port); the operator's setting, never a tenant's. Empty:
+	// analysed canaries hold with ProviderError.
+	PrometheusAddress string
 }
+
+// prometheusQueryTimeout bounds one query to Prometheus; a measurement's own
+// timeout (half its interval) may bound it further.
+const prometheusQueryTimeout = 10 * time.Second
 
 // signingKeyTimeout bounds reading (or making) the signing key at start.
 const signingKeyTimeout = 30 * time.Second
@@ -91,11 +100,19 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
 	}
 
-	// AppDeployment: releases applications through their Deployments.
+	// AppDeployment: releases applications through their Deployments,
+	// judging canaries in Prometheus.
+	var prom analysis.Provider
+	if o.PrometheusAddress != "" {
+		if prom, err = analysis.NewPrometheus(o.PrometheusAddress, prometheusQueryTimeout); err != nil {
+			return fmt.Errorf("prometheus address %q: %w", o.PrometheusAddress, err)
+		}
+	}
 	if err := (&appdeployment.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(appdeployment.ControllerName + "-controller"),
+		Client:     mgr.GetClient(),
+		APIReader:  mgr.GetAPIReader(),
+		Recorder:   mgr.GetEventRecorder(appdeployment.ControllerName + "-controller"),
+		Prometheus: prom,
 	}).SetupWithManager(mgr, max(o.AppDeploymentWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", appdeployment.ControllerName, err)
 	}

@@ -99,7 +99,7 @@ func TestWeightAndStableReplicas(t *testing.T) {
 }
 
 func TestSteps_ShorthandAndDefaultApproval(t *testing.T) {
-	criteria := []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 0.5}}
+	criteria := []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}}
 	cases := map[string]struct {
 		strategy platformv1.Strategy
 		want     []platformv1.CanaryStep

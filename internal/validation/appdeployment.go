@@ -87,6 +87,7 @@ func AppDeployment(ad *platformv1.AppDeployment) (field.ErrorList, []string) {
 			platformv1.FailureRollback, platformv1.FailurePause))
 	}
 	errs = append(errs, inRange(spec.Child("rollback", "revisionHistoryLimit"), s.Rollback.RevisionHistoryLimit, 0, platformv1.MaxRevisionHistory)...)
+	errs = append(errs, rollbackAnalysis(spec.Child("rollback"), &s.Rollback)...)
 	errs = append(errs, containerBounds(spec, container{
 		image: s.Image, serviceAccountName: s.ServiceAccountName,
 		command: s.Command, args: s.Args, env: s.Env, resources: s.Resources,
@@ -152,7 +153,8 @@ func strategy(path *field.Path, st *platformv1.Strategy) field.ErrorList {
 	}
 	if typ != platformv1.StrategyCanary {
 		return append(errs, onlyWith(path, "canary", []setField{
-			{"canaryPercent", st.CanaryPercent != 0}, {"steps", len(st.Steps) > 0}, {"canaryCriteria", len(st.CanaryCriteria) > 0}})...)
+			{"canaryPercent", st.CanaryPercent != 0}, {"steps", len(st.Steps) > 0}, {"canaryCriteria", len(st.CanaryCriteria) > 0},
+			{"analysis", st.Analysis != (platformv1.Analysis{})}})...)
 	}
 
 	switch {
@@ -182,27 +184,8 @@ func strategy(path *field.Path, st *platformv1.Strategy) field.ErrorList {
 			errs = append(errs, oneOf(p.Child("approval"), string(step.Approval), platformv1.ApprovalAuto, platformv1.ApprovalManual))
 		}
 	}
-	criteria := path.Child("canaryCriteria")
-	errs = append(errs, tooMany(criteria, len(st.CanaryCriteria), platformv1.MaxCanaryCriteria)...)
-	for i, c := range st.CanaryCriteria {
-		p := criteria.Index(i)
-		switch c.Metric {
-		case platformv1.MetricErrorRate, platformv1.MetricSuccessRate:
-			if c.Threshold < 0 || c.Threshold > 100 {
-				errs = append(errs, field.Invalid(p.Child("threshold"), c.Threshold, "is a percent: must be between 0 and 100"))
-			}
-		case platformv1.MetricLatencyP95, platformv1.MetricLatencyP99:
-			if c.Threshold <= 0 {
-				errs = append(errs, field.Invalid(p.Child("threshold"), c.Threshold, "is in seconds: must be more than 0"))
-			}
-		case "":
-			errs = append(errs, field.Required(p.Child("metric"), "error_rate, success_rate, latency_p95 or latency_p99"))
-		default:
-			errs = append(errs, oneOf(p.Child("metric"), string(c.Metric),
-				platformv1.MetricErrorRate, platformv1.MetricSuccessRate, platformv1.MetricLatencyP95, platformv1.MetricLatencyP99))
-		}
-	}
-	return errs
+	errs = append(errs, canaryCriteria(path.Child("canaryCriteria"), st.CanaryCriteria)...)
+	return append(errs, analysisSpec(path.Child("analysis"), &st.Analysis)...)
 }
 
 // isZero reports whether a maxSurge or maxUnavailable is 0 or 0%.

@@ -37,7 +37,7 @@ func designDocumentApp() *platformv1.AppDeployment {
 			Replicas: ptr.To[int32](3),
 			Strategy: platformv1.Strategy{
 				Type: platformv1.StrategyCanary, CanaryPercent: 30,
-				CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 0.5}},
+				CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}},
 			},
 		},
 	}
@@ -93,10 +93,41 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 			a.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 10, Approval: "Maybe"}}
 		}, `spec.strategy.steps[0].approval: must be one of "Auto", "Manual" ("Maybe")`},
 		{"unknown metric", func(a *app) { a.Spec.Strategy.CanaryCriteria[0].Metric = "cpu" }, `spec.strategy.canaryCriteria[0].metric: must be one of "error_rate", "success_rate", "latency_p95", "latency_p99" ("cpu")`},
-		{"percent above 100", func(a *app) { a.Spec.Strategy.CanaryCriteria[0].Threshold = 150 }, "spec.strategy.canaryCriteria[0].threshold: is a percent: must be between 0 and 100 (150)"},
+		{"percent above 100", func(a *app) { a.Spec.Strategy.CanaryCriteria[0].Threshold = ptr.To(150.0) }, "spec.strategy.canaryCriteria[0].threshold: is a percent: must be between 0 and 100 (150)"},
 		{"latency of 0", func(a *app) {
-			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Metric: platformv1.MetricLatencyP99}
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Metric: platformv1.MetricLatencyP99, Threshold: ptr.To(0.0)}
 		}, "spec.strategy.canaryCriteria[0].threshold: is in seconds: must be more than 0 (0)"},
+		{"metric without threshold", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Metric: platformv1.MetricLatencyP99}
+		}, "spec.strategy.canaryCriteria[0].threshold: is required"},
+		{"query without a name", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Query: "up", SuccessCondition: "result > 0.0"}
+		}, "spec.strategy.canaryCriteria[0].name: is required"},
+		{"query that does not parse", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Name: "q", Query: "sum(up", SuccessCondition: "result > 0.0"}
+		}, "spec.strategy.canaryCriteria[0].query: not valid PromQL"},
+		{"query with an unknown variable", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Name: "q", Query: `up{job="{{job}}"}`, SuccessCondition: "result > 0.0"}
+		}, "job"},
+		{"condition that is no bool", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Name: "q", Query: "up", SuccessCondition: "result + 1.0"}
+		}, "spec.strategy.canaryCriteria[0].successCondition: has type double; want bool"},
+		{"threshold on a query", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0] = platformv1.CanaryCriterion{Name: "q", Query: "up", SuccessCondition: "result > 0.0",
+				Threshold: ptr.To(1.0)}
+		}, "spec.strategy.canaryCriteria[0].threshold: applies to a metric"},
+		{"two criteria of one name", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria = append(a.Spec.Strategy.CanaryCriteria, a.Spec.Strategy.CanaryCriteria[0])
+		}, "spec.strategy.canaryCriteria[1].name: criteria names must be unique: canaryCriteria[0] is also error_rate"},
+		{"maxRatio below 1", func(a *app) {
+			a.Spec.Strategy.CanaryCriteria[0].CompareToStable = platformv1.CompareToStable{MaxRatio: ptr.To(0.5)}
+		}, "spec.strategy.canaryCriteria[0].compareToStable.maxRatio: must be at least 1"},
+		{"interval of 1 s", func(a *app) { a.Spec.Strategy.Analysis.IntervalSeconds = 1 }, "spec.strategy.analysis.intervalSeconds: must be at least 5 (1)"},
+		{"analysis on a rolling update", func(a *app) {
+			a.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling, Analysis: platformv1.Analysis{FailureLimit: 3}}
+		}, "spec.strategy.analysis: applies only to type canary"},
+		{"onNoData Ignore", func(a *app) { a.Spec.Rollback.OnNoData = "Ignore" }, `spec.rollback.onNoData: must be one of "Pause", "Rollback" ("Ignore")`},
+		{"provider error grace of 5 s", func(a *app) { a.Spec.Rollback.ProviderErrorGraceSeconds = 5 }, "spec.rollback.providerErrorGraceSeconds: must be at least 10 (5)"},
 		{"health check without a port", func(a *app) { a.Spec.HealthCheck = platformv1.HealthCheck{Path: "/healthz"} }, "spec.healthCheck.port: is required: the port to check; or set spec.port"},
 		{"health check path", func(a *app) {
 			a.Spec.Port, a.Spec.HealthCheck = 8080, platformv1.HealthCheck{Path: "healthz"}

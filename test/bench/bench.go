@@ -161,6 +161,10 @@ type results struct {
 	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
 	// saved beside the JSON.
 	HeapProfile []byte `json:"-"`
+	// ColdStartProfile is the manager's CPU profile (pprof) from the moment
+	// its pprof endpoint answers through the cold start, saved beside the
+	// JSON.
+	ColdStartProfile []byte `json:"-"`
 	// BurstProfile is the manager's CPU profile (pprof) over the first
 	// burstProfileTime of the burst, saved beside the JSON.
 	BurstProfile []byte `json:"-"`
@@ -315,6 +319,11 @@ func (b *bench) startManager(ctx context.Context, args ...string) error {
 	if err != nil {
 		return err
 	}
+	return b.startManagerOn(ctx, port, args...)
+}
+
+// startManagerOn starts the manager with its pprof endpoint on port.
+func (b *bench) startManagerOn(ctx context.Context, port int, args ...string) error {
 	m, err := b.operator.StartReplica(ctx, append(args, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", port))...)
 	if err != nil {
 		return err
@@ -637,7 +646,13 @@ func (b *bench) idle(ctx context.Context) error {
 // figures before.
 func (b *bench) coldStart(ctx context.Context) error {
 	b.manager.Kill(syscall.SIGTERM)
-	if err := b.startManager(ctx, fmt.Sprintf("--sync-period=%s", b.cfg.syncPeriod())); err != nil {
+	port, err := harness.FreePort()
+	if err != nil {
+		return err
+	}
+	profiled := make(chan []byte, 1)
+	go func() { profiled <- b.profileFromStart(ctx, port) }()
+	if err := b.startManagerOn(ctx, port, fmt.Sprintf("--sync-period=%s", b.cfg.syncPeriod())); err != nil {
 		return err
 	}
 	m := b.manager
@@ -646,7 +661,7 @@ func (b *bench) coldStart(ctx context.Context) error {
 	// the queue to drain.
 	want := float64(b.cfg.MemoryTasks + b.cfg.MemoryRuns)
 	var s sample
-	err := poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
+	err = poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
 		var err error
 		s, err = scrape(ctx, m)
 		return err == nil && s.reconciles >= want && s.depth == 0, err
@@ -656,6 +671,11 @@ func (b *bench) coldStart(ctx context.Context) error {
 	}
 	if s, err = quiesce(ctx, m, 5*time.Second, 10*time.Minute); err != nil {
 		return err
+	}
+	select {
+	case b.res.ColdStartProfile = <-profiled:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	floor, err := b.bareCacheSync(ctx)
 	if err != nil {

@@ -32,6 +32,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller"
 	"github.com/example/platform-operator/internal/testutil/testenv"
+	"github.com/example/platform-operator/test/harness"
 )
 
 // cachedKinds are the kinds the manager's controllers watch, so the kinds
@@ -41,6 +42,30 @@ func cachedKinds() []client.Object {
 		&platformv1.ScheduleTask{}, &platformv1.TaskRun{}, &batchv1.CronJob{}, &batchv1.Job{}, &corev1.Pod{},
 		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{},
 	}
+}
+
+// coldStartProfileTime is how long the CPU profile of a cold start runs:
+// past the time to ready, into the first reconciles.
+const coldStartProfileTime = 15 * time.Second
+
+// profileFromStart takes a CPU profile of a manager that is starting with
+// its pprof endpoint on port, from the first moment the endpoint answers;
+// nil (logged) when it cannot.
+func (b *bench) profileFromStart(ctx context.Context, port int) []byte {
+	url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", port, int(coldStartProfileTime.Seconds()))
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		p, err := get(ctx, url)
+		if err == nil {
+			return p
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	harness.Logf("bench: no CPU profile of the cold start: the pprof endpoint on port %d did not answer", port)
+	return nil
 }
 
 // bareCacheSync is the floor of the cold start: the time a bare client

@@ -240,6 +240,12 @@ func save(r *results) (string, error) {
 			return "", err
 		}
 	}
+	if len(r.ColdStartProfile) > 0 {
+		// Read with: go tool pprof -top <file>
+		if err := os.WriteFile(base+".coldstart-cpu.pb.gz", r.ColdStartProfile, 0o644); err != nil {
+			return "", err
+		}
+	}
 	if len(r.BurstProfile) > 0 {
 		// Read with: go tool pprof -top <file>
 		if err := os.WriteFile(base+".burst-cpu.pb.gz", r.BurstProfile, 0o644); err != nil {

@@ -51,17 +51,16 @@ const (
 	image125 = "harbor.example.com/order-service:v1.2.5"
 )
 
-// app is the design documents' AppDeployment in namespace ns, changed by mutate.
+// app is the design documents' AppDeployment in namespace ns, without its
+// canaryCriteria (analysis_test.go measures those against a real
+// Prometheus), changed by mutate: its canary step waits for promote.
 func app(ns string, mutate func(*platformv1.AppDeployment)) *platformv1.AppDeployment {
 	ad := &platformv1.AppDeployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "order-service"},
 		Spec: platformv1.AppDeploymentSpec{
 			Image:    image123,
 			Replicas: ptr.To[int32](3),
-			Strategy: platformv1.Strategy{
-				Type: platformv1.StrategyCanary, CanaryPercent: 30,
-				CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 0.5}},
-			},
+			Strategy: platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30},
 		},
 	}
 	if mutate != nil {

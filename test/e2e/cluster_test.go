@@ -33,8 +33,14 @@ import (
 var cluster *harness.Cluster
 
 // operator is the operator running against the cluster: two manager
-// replicas, as the default install runs them.
+// replicas, as the default install runs them, judging canaries against
+// prometheus.
 var operator *harness.Operator
+
+// prometheus is the Prometheus the operator's canary analysis queries: it
+// scrapes the traffic simulator (test/trafficsim), which serves requests
+// per track of every application on the cluster.
+var prometheus *harness.Prometheus
 
 // TestMain creates the package's kwok cluster and operator, runs the tests
 // and deletes the cluster whatever happens to them.
@@ -54,7 +60,25 @@ func runSuite(m *testing.M) int {
 	}
 	defer teardown()
 	cluster = c
-	operator, err = harness.StartOperator(ctx, cluster, harness.OperatorOptions{Replicas: 2})
+	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
+	if err != nil {
+		harness.Logf("starting the traffic simulator: %v", err)
+		return 1
+	}
+	defer sim.Stop()
+	dir, err := os.MkdirTemp("", "e2e-prometheus-")
+	if err != nil {
+		harness.Logf("%v", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	if prometheus, err = harness.StartPrometheus(ctx, dir, sim.ScrapeTarget()); err != nil {
+		harness.Logf("starting Prometheus: %v", err)
+		return 1
+	}
+	defer prometheus.Stop()
+	operator, err = harness.StartOperator(ctx, cluster, harness.OperatorOptions{Replicas: 2,
+		Args: []string{"--prometheus-address=" + prometheus.Address()}})
 	if err != nil {
 		harness.Logf("starting the operator: %v", err)
 		return 1

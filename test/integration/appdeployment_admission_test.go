@@ -92,9 +92,10 @@ func TestAppDeployment_DesignDocumentManifestIsStoredWithDefaults(t *testing.T) 
 		ProgressDeadlineSeconds: 600,
 		Strategy: platformv1.Strategy{
 			Type: platformv1.StrategyCanary, CanaryPercent: 30,
-			CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 0.5}},
+			CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}},
 		},
-		Rollback: platformv1.RollbackPolicy{OnFailure: platformv1.FailureRollback, RevisionHistoryLimit: ptr.To[int32](10)},
+		Rollback: platformv1.RollbackPolicy{OnFailure: platformv1.FailureRollback, RevisionHistoryLimit: ptr.To[int32](10),
+			OnNoData: platformv1.NoDataPause, ProviderErrorGraceSeconds: 300},
 	}
 	if diff := cmp.Diff(want, stored.Spec); diff != "" {
 		t.Errorf("stored spec (-want +got):\n%s", diff)
@@ -141,6 +142,14 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 		}
 	}
 	unchanged := func(*platformv1.AppDeployment) {}
+	// query replaces the criteria with one PromQL criterion.
+	const latencyQuery = `histogram_quantile(0.95, sum by (le) ` +
+		`(rate(http_request_duration_seconds_bucket{app="{{name}}"}[1m])))`
+	query := func(condition, q string) func(*platformv1.AppDeployment) {
+		return func(ad *platformv1.AppDeployment) {
+			ad.Spec.Strategy.CanaryCriteria = []platformv1.CanaryCriterion{{Name: "p95", Query: q, SuccessCondition: condition}}
+		}
+	}
 	spec := func(name string, mutate func(*platformv1.AppDeploymentSpec)) *platformv1.AppDeployment {
 		return app(name, func(ad *platformv1.AppDeployment) { mutate(&ad.Spec) })
 	}
@@ -177,7 +186,7 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 			ad.Spec.Strategy.CanaryCriteria[0].Metric = "cpu"
 		}), 422, "spec.strategy.canaryCriteria[0].metric"},
 		{"error rate above 100 %", alice, app("a17", func(ad *platformv1.AppDeployment) {
-			ad.Spec.Strategy.CanaryCriteria[0].Threshold = 150
+			ad.Spec.Strategy.CanaryCriteria[0].Threshold = ptr.To(150.0)
 		}), 422, "spec.strategy.canaryCriteria[0].threshold"},
 		{"maxSurge with canary", alice, app("a18", func(ad *platformv1.AppDeployment) {
 			ad.Spec.Strategy.MaxSurge = ptr.To(intstr.FromInt32(1))
@@ -194,6 +203,31 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 			ad.Annotations = map[string]string{platformv1.PromoteAnnotation: strings.Repeat("p", 64)}
 		}), 422, platformv1.PromoteAnnotation},
 		{"user without Deployment rights", bob, app("a24", unchanged), 403, "deployments.apps"},
+		{"metric and query", alice, app("a25", func(ad *platformv1.AppDeployment) {
+			ad.Spec.Strategy.CanaryCriteria[0].Query = "up"
+		}), 422, "spec.strategy.canaryCriteria[0]"},
+		{"successCondition that is no CEL", alice, app("a26", query("result <", latencyQuery)), 422,
+			"spec.strategy.canaryCriteria[0].successCondition"},
+		{"successCondition over an unknown variable", alice, app("a27", query("latency < 0.05", latencyQuery)), 422,
+			"spec.strategy.canaryCriteria[0].successCondition"},
+		{"successCondition that is no bool", alice, app("a28", query("result + 1", latencyQuery)), 422,
+			"spec.strategy.canaryCriteria[0].successCondition"},
+		{"query that is no PromQL", alice, app("a29", query("result < 0.05", "sum(rate(x[1m])")), 422,
+			"spec.strategy.canaryCriteria[0].query"},
+		{"query with an unknown variable", alice, app("a30", query("result < 0.05", `up{service="{{service}}"}`)), 422,
+			"spec.strategy.canaryCriteria[0].query"},
+		{"two criteria of one name", alice, app("a31", func(ad *platformv1.AppDeployment) {
+			ad.Spec.Strategy.CanaryCriteria = append(ad.Spec.Strategy.CanaryCriteria, ad.Spec.Strategy.CanaryCriteria[0])
+		}), 422, "criteria names must be unique"},
+		{"interval of 1 s", alice, app("a32", func(ad *platformv1.AppDeployment) {
+			ad.Spec.Strategy.Analysis.IntervalSeconds = 1
+		}), 422, "spec.strategy.analysis.intervalSeconds"},
+		{"provider error grace of 5 s", alice, spec("a33", func(s *spc) { s.Rollback.ProviderErrorGraceSeconds = 5 }), 422,
+			"spec.rollback.providerErrorGraceSeconds"},
+		{"onNoData Ignore", alice, spec("a34", func(s *spc) { s.Rollback.OnNoData = "Ignore" }), 422, "onNoData"},
+		{"compareToStable maxRatio below 1", alice, app("a35", func(ad *platformv1.AppDeployment) {
+			ad.Spec.Strategy.CanaryCriteria[0].CompareToStable = platformv1.CompareToStable{MaxRatio: ptr.To(0.9)}
+		}), 422, "spec.strategy.canaryCriteria[0].compareToStable.maxRatio"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,6 +247,33 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 				t.Errorf("rejected object is stored (get: %v)", err)
 			}
 		})
+	}
+}
+
+func TestAppDeployment_TheDesignDocumentsAnalysisIsAdmitted(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	ad.Spec.Strategy.CanaryCriteria = append(ad.Spec.Strategy.CanaryCriteria, platformv1.CanaryCriterion{
+		// The Argo Rollouts AnalysisTemplate of the design documents, with
+		// this operator's template variables.
+		Name: "p95-latency",
+		Query: `histogram_quantile(0.95, sum(rate(http_request_duration_seconds_bucket{service="{{ name }}",` +
+			`track="{{track}}"}[5m])) by (le))`,
+		SuccessCondition: "result < 0.05",
+		CompareToStable:  platformv1.CompareToStable{MaxRatio: ptr.To(1.2)},
+	})
+	ad.Spec.Strategy.Analysis = platformv1.Analysis{IntervalSeconds: 30}
+	if err := k8sClient.Create(ctx, ad); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	stored := &platformv1.AppDeployment{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ad), stored); err != nil {
+		t.Fatal(err)
+	}
+	want := platformv1.Analysis{IntervalSeconds: 30, MinMeasurements: 3, FailureLimit: 2, MinSamples: ptr.To[int32](10)}
+	if diff := cmp.Diff(want, stored.Spec.Strategy.Analysis); diff != "" {
+		t.Errorf("stored analysis settings, defaulted (-want +got):\n%s", diff)
 	}
 }
 

@@ -204,6 +204,8 @@ func TestAppDeployment_ACanaryStartsBesideTheFullStableAndIsRecordedFirst(t *tes
 	ctx := context.Background()
 	ns := newNamespace(t)
 	ad := sampleApp(t, ns)
+	// Nothing measures the canary here (no Prometheus): it waits for promote.
+	ad.Spec.Strategy.CanaryCriteria = nil
 	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
 	g.Eventually(func(g Gomega) { rollOut(g, getDeployment(g, ns, "order-service")) }, timeout, poll).Should(Succeed())
 	g.Eventually(func(g Gomega) {
@@ -232,6 +234,43 @@ func TestAppDeployment_ACanaryStartsBesideTheFullStableAndIsRecordedFirst(t *tes
 	// No canary pod is ready (envtest has no kubelet): the stable Deployment
 	// keeps its full size and its version.
 	g.Consistently(func(g Gomega) {
+		stable := getDeployment(g, ns, "order-service")
+		g.Expect(stable.Spec.Replicas).To(HaveValue(Equal(int32(3))))
+		g.Expect(stable.Spec.Template.Spec.Containers[0].Image).To(Equal("harbor.example.com/order-service:v1.2.3"))
+	}, 3*time.Second, poll).Should(Succeed())
+}
+
+func TestAppDeployment_WithoutPrometheusAnAnalysedCanaryWaitsInItsPreflightWithNothingChanged(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns) // canaryCriteria: error_rate; the manager here has no --prometheus-address
+	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+	g.Eventually(func(g Gomega) { rollOut(g, getDeployment(g, ns, "order-service")) }, timeout, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(getApp(g, client.ObjectKeyFromObject(ad)).Status.Phase).To(Equal(platformv1.PhaseHealthy))
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func() error {
+		got := getApp(g, client.ObjectKeyFromObject(ad))
+		got.Spec.Image = "harbor.example.com/order-service:v1.2.4"
+		return k8sClient.Update(ctx, got)
+	}, timeout, poll).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, client.ObjectKeyFromObject(ad))
+		g.Expect(got.Status.Phase).To(Equal(platformv1.PhasePaused), got.Status.Message)
+		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseProviderError))
+		g.Expect(got.Status.Message).To(ContainSubstring("--prometheus-address"))
+		g.Expect(got.Status.Canary).NotTo(BeNil())
+		g.Expect(got.Status.Canary.Analysis).NotTo(BeNil())
+		g.Expect(got.Status.Canary.Analysis.PreflightAt).To(BeNil())
+		g.Expect(got.Status.Canary.Analysis.Criteria).To(ConsistOf(And(
+			HaveField("Name", "error_rate"), HaveField("LastResult", platformv1.MeasurementError))))
+	}, timeout, poll).Should(Succeed())
+	// Nothing changed: no canary Deployment, the stable one whole.
+	g.Consistently(func(g Gomega) {
+		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "order-service-canary"}, &appsv1.Deployment{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "canary Deployment: %v", err)
 		stable := getDeployment(g, ns, "order-service")
 		g.Expect(stable.Spec.Replicas).To(HaveValue(Equal(int32(3))))
 		g.Expect(stable.Spec.Template.Spec.Containers[0].Image).To(Equal("harbor.example.com/order-service:v1.2.3"))

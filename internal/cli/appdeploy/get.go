@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,9 +109,56 @@ func describeApp(w io.Writer, ad *platformv1.AppDeployment, events []eventsv1.Ev
 
 	fmt.Fprintln(w)
 	releaseTree(ad, now).write(w)
+	writeAnalysis(w, ad, now)
 
 	fmt.Fprintln(w, "\nRecent events:")
 	core.WriteEvents(w, events, now)
+}
+
+// writeAnalysis writes the measurements of the canary's current step as a
+// table, one row per criterion, when the canary is analysed.
+func writeAnalysis(w io.Writer, ad *platformv1.AppDeployment, now time.Time) {
+	c := ad.Status.Canary
+	if c == nil || c.Analysis == nil {
+		return
+	}
+	a := c.Analysis
+	interval := ad.Spec.Strategy.Analysis.IntervalSeconds
+	if interval == 0 {
+		interval = platformv1.DefaultAnalysisIntervalSeconds
+	}
+	need := ad.Spec.Strategy.Analysis.MinMeasurements
+	if need == 0 {
+		need = platformv1.DefaultMinMeasurements
+	}
+	fmt.Fprintf(w, "\nAnalysis (every %ds, %d passes per step", interval, need)
+	switch {
+	case a.PreflightAt == nil:
+		fmt.Fprint(w, "; preflight against the stable track: waiting for every query to answer")
+	case a.ProviderErrorSince != nil:
+		fmt.Fprintf(w, "; Prometheus not answering since %s", core.Relative(a.ProviderErrorSince.Time, now))
+	}
+	fmt.Fprintln(w, "):")
+	if len(a.Criteria) == 0 {
+		fmt.Fprintln(w, "  no measurement yet")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  CRITERION\tRESULT\tVALUE\tSTABLE\tTHRESHOLD\tSAMPLES\tPASS\tFAIL\tNODATA\tERROR\tMEASURED\tMESSAGE")
+	for _, cs := range a.Criteria {
+		samples := "-"
+		if cs.Samples != nil {
+			samples = fmt.Sprint(*cs.Samples)
+		}
+		measured := "-"
+		if cs.MeasuredAt != nil {
+			measured = core.Relative(cs.MeasuredAt.Time, now)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", cs.Name, core.OrDash(string(cs.LastResult)),
+			core.OrDash(cs.Value), core.OrDash(cs.StableValue), core.OrDash(cs.Threshold), samples,
+			ptr.Deref(cs.Passes, 0), ptr.Deref(cs.Fails, 0), ptr.Deref(cs.NoData, 0), ptr.Deref(cs.Errors, 0), measured, cs.Message)
+	}
+	_ = tw.Flush()
 }
 
 // phaseOf is the phase and, when paused, why: "Paused (Approval)".
@@ -150,11 +198,25 @@ func strategyLine(s *platformv1.Strategy) string {
 func criteriaLine(criteria []platformv1.CanaryCriterion) string {
 	parts := make([]string, len(criteria))
 	for i, c := range criteria {
-		bound := "at most"
-		if c.Metric == platformv1.MetricSuccessRate {
-			bound = "at least"
+		if c.Query != "" {
+			parts[i] = fmt.Sprintf("%s (%s)", c.Name, c.SuccessCondition)
+		} else {
+			bound := "at most"
+			if c.Metric == platformv1.MetricSuccessRate {
+				bound = "at least"
+			}
+			parts[i] = fmt.Sprintf("%s %s %g", c.Metric, bound, ptr.Deref(c.Threshold, 0))
 		}
-		parts[i] = fmt.Sprintf("%s %s %g", c.Metric, bound, c.Threshold)
+		if cmp := c.CompareToStable; cmp != (platformv1.CompareToStable{}) {
+			var bounds []string
+			if cmp.MaxDelta != nil {
+				bounds = append(bounds, fmt.Sprintf("+%g", *cmp.MaxDelta))
+			}
+			if cmp.MaxRatio != nil {
+				bounds = append(bounds, fmt.Sprintf("x%g", *cmp.MaxRatio))
+			}
+			parts[i] += " and at most " + strings.Join(bounds, " and ") + " worse than stable"
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -135,7 +135,7 @@ func TestStrategyLine_ShowsStepsAsTheControllerFollowsThem(t *testing.T) {
 		{platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30}, "canary: 30% (approval)"},
 		// Criteria judge it.
 		{platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30,
-			CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: 1}}}, "canary: 30%"},
+			CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(1.0)}}}, "canary: 30%"},
 		{platformv1.Strategy{Type: platformv1.StrategyCanary, Steps: []platformv1.CanaryStep{
 			{Weight: 10, PauseSeconds: ptr.To[int32](90)},
 			{Weight: 50, PauseSeconds: ptr.To[int32](3600), Approval: platformv1.ApprovalManual},

@@ -88,8 +88,8 @@ func orderService() *platformv1.AppDeployment {
 				{Weight: 75},
 			},
 			CanaryCriteria: []platformv1.CanaryCriterion{
-				{Metric: platformv1.MetricErrorRate, Threshold: 0.5},
-				{Metric: platformv1.MetricSuccessRate, Threshold: 99.9},
+				{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)},
+				{Metric: platformv1.MetricSuccessRate, Threshold: ptr.To(99.9)},
 			},
 		},
 	}, platformv1.AppDeploymentStatus{

@@ -33,8 +33,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/metrics"
 	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/tracing"
@@ -60,12 +62,18 @@ type Reconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
+	// Prometheus answers the canary analysis's queries; nil when the
+	// manager has no Prometheus address, and then analysed canaries hold
+	// with ProviderError.
+	Prometheus analysis.Provider
 
 	// applier applies the children, writing only on change.
 	applier reconcileutil.Applier
 	// writes tells a cached AppDeployment that this manager's status writes
 	// have replaced.
 	writes reconcileutil.OwnWrites
+	// measurer queries Prometheus off the workers.
+	measurer *measurer
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=appdeployments,verbs=get;list;watch
@@ -105,6 +113,7 @@ func (r *Reconciler) reconcile(ctx context.Context, ad *platformv1.AppDeployment
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	obs.measured = r.measurer.latest(client.ObjectKeyFromObject(ad))
 	p := newPass(ad, obs, r.Clock.Now())
 	p.decide()
 	if err := r.act(ctx, ad, p); err != nil {
@@ -119,6 +128,9 @@ func (r *Reconciler) reconcile(ctx context.Context, ad *platformv1.AppDeployment
 	if wrote {
 		r.emit(ad, p)
 	}
+	if p.measure != nil {
+		r.measurer.start(ad, p.measure)
+	}
 	if wrote && recordChanged {
 		// The children follow the recorded state; the echo of this write is
 		// dropped (it is our own), so the pass that acts on it is asked for.
@@ -130,6 +142,7 @@ func (r *Reconciler) reconcile(ctx context.Context, ad *platformv1.AppDeployment
 // forget drops what the controller remembers of a deleted AppDeployment.
 func (r *Reconciler) forget(key types.NamespacedName) {
 	r.applier.Forget(key)
+	r.measurer.forget(key)
 	r.applier.Forget(types.NamespacedName{Namespace: key.Namespace, Name: key.Name + platformv1.CanarySuffix})
 }
 
@@ -142,6 +155,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		r.Clock = clock.RealClock{}
 	}
 	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
+	r.measurer = newMeasurer(r.Prometheus, r.Clock)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podAppField,
 		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
 		return fmt.Errorf("index pods by application: %w", err)
@@ -151,6 +165,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(appForPod)).
+		// A finished measurement wakes its AppDeployment.
+		WatchesRawSource(source.Channel(r.measurer.wake, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),

@@ -42,6 +42,13 @@ const (
 	EventPaused             = "Paused"
 	EventResumed            = "Resumed"
 	EventWaitingForApproval = "WaitingForApproval"
+	// EventAnalysisStarted: every query answered for the stable track and
+	// the canary's pods are made; EventAnalysisPaused and
+	// EventAnalysisResumed: the analysis holds a canary (NoData,
+	// ProviderError, InvalidQuery) and lets it go on.
+	EventAnalysisStarted = "AnalysisStarted"
+	EventAnalysisPaused  = "AnalysisPaused"
+	EventAnalysisResumed = "AnalysisResumed"
 )
 
 var (
@@ -79,7 +86,8 @@ func (r *Reconciler) emit(ad *platformv1.AppDeployment, p *pass) {
 // RegisterMetrics registers the controller's metrics, and the collector of
 // the canaries' weights that reads the AppDeployments from reader.
 func RegisterMetrics(reader client.Reader) error {
-	for _, c := range []prometheus.Collector{outcomes, rolloutDuration, &weightCollector{reader: reader}} {
+	for _, c := range []prometheus.Collector{outcomes, rolloutDuration, measurementsTotal, measurementDuration,
+		&weightCollector{reader: reader}} {
 		if err := metrics.Registry.Register(c); err != nil {
 			return err
 		}

@@ -42,6 +42,9 @@ type observation struct {
 	// nameTaken names a child of the application's name that something else
 	// controls; the application is left alone while it exists.
 	nameTaken string
+	// measured is the last measurement the measurer finished for the
+	// application, recorded or not.
+	measured *measured
 }
 
 // observe reads the application's Deployments and pods from the cache.

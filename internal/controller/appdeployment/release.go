@@ -71,6 +71,8 @@ type pass struct {
 	// requeueAfter is when time alone changes the release (a pause ends, a
 	// deadline passes); zero when nothing waits on time.
 	requeueAfter time.Duration
+	// measure asks the measurer for a measurement of the canary's criteria.
+	measure *measureRequest
 }
 
 // record is the part of the status that cannot be observed.
@@ -232,6 +234,9 @@ func (p *pass) desiredChildren(r *record) children {
 	}
 	if p.running(r) {
 		i := stepIndex(r.canary)
+		if i < int32(len(p.steps)) && p.preflightPending(r.canary) {
+			return c // no canary pod before every query has answered once
+		}
 		want := p.canaryPods(i)
 		c.canaryReplicas = &want
 		if i < int32(len(p.steps)) && p.replicas > 1 {
@@ -327,6 +332,10 @@ func (p *pass) advance() {
 	if i >= int32(len(p.steps)) {
 		return // promoting: see complete
 	}
+	if p.preflightPending(c) {
+		p.preflight(c)
+		return // the canary's pods are made by the next pass
+	}
 	want := p.canaryPods(i)
 	ready := p.obs.ready(platformv1.TrackCanary, p.revision)
 	if reason, msg := p.canaryFailure(c, want, ready); reason != "" {
@@ -345,21 +354,29 @@ func (p *pass) advance() {
 			c.Step.PauseUntil = &until
 		}
 	}
-	if needsApproval(&p.ad.Spec.Strategy, step) {
+	passed := true
+	if p.analyzed() {
+		passed = p.analyze(c)
+		if p.next.canary != c || failed(c) {
+			return // the analysis failed the canary
+		}
+	}
+	if needsApproval(step) {
 		return // waits for promote: see handlePromote
 	}
 	if u := c.Step.PauseUntil; u != nil && p.now.Before(u) {
 		p.wakeAt(u.Time)
 		return
 	}
-	p.completeStep("")
+	if passed {
+		p.completeStep("")
+	}
 }
 
 // needsApproval reports whether a step waits for a person: its approval is
-// Manual, or it has criteria that nothing can judge yet (the analysis is a
-// later addition) and so waits for promote.
-func needsApproval(s *platformv1.Strategy, step platformv1.CanaryStep) bool {
-	return step.Approval == platformv1.ApprovalManual || len(s.CanaryCriteria) > 0
+// Manual (release.Steps makes it so when nothing judges the step).
+func needsApproval(step platformv1.CanaryStep) bool {
+	return step.Approval == platformv1.ApprovalManual
 }
 
 // completeStep records the current step as complete and moves to the next,
@@ -370,9 +387,12 @@ func (p *pass) completeStep(by string) {
 	msg := fmt.Sprintf("Canary %s: step %d/%d (%d%%) completed", describe(c.Version, c.Revision), i+1, len(p.steps), p.steps[i].Weight)
 	if by != "" {
 		msg += ", promoted by " + by
+	} else if e := evidence(c.Analysis); e != "" {
+		msg += ": " + e
 	}
 	now := p.now
 	c.Step = &platformv1.CanaryStepStatus{Index: ptr.To(i + 1), Total: int32(len(p.steps)), StartedAt: &now}
+
 	if i+1 >= int32(len(p.steps)) {
 		msg += "; the stable Deployment takes it"
 	}

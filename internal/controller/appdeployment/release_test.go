@@ -27,9 +27,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
 )
 
 // world is a small model of what the cluster does with an application's
@@ -53,6 +55,12 @@ type world struct {
 	seq     int
 	// events are the reasons of the events the passes made.
 	events []string
+	// prometheus answers the analysis's measurements, taken at once when a
+	// pass asks; measured is the last one, which the next pass observes.
+	prometheus analysis.Provider
+	measured   *measured
+	// measurements counts the measurements taken, preflights included.
+	measurements int
 }
 
 func newWorld(t *testing.T, ad *platformv1.AppDeployment) *world {
@@ -66,6 +74,7 @@ func (w *world) observation() *observation {
 	obs := &observation{stable: w.deployments[platformv1.TrackStable], canary: w.deployments[platformv1.TrackCanary]}
 	obs.stable, obs.canary = obs.stable.DeepCopy(), obs.canary.DeepCopy()
 	obs.pods = append(obs.pods, w.pods...)
+	obs.measured = w.measured
 	return obs
 }
 
@@ -90,6 +99,11 @@ func (w *world) pass() *pass {
 	w.ad.Status = p.status()
 	for _, e := range p.events {
 		w.events = append(w.events, e.reason)
+	}
+	if p.measure != nil && w.prometheus != nil {
+		m := newMeasurer(w.prometheus, clocktesting.NewFakePassiveClock(w.now))
+		w.measured = m.measure(p.measure)
+		w.measurements++
 	}
 	return p
 }

@@ -91,9 +91,19 @@ func (p *pass) phaseEvents(old, cur *platformv1.AppDeploymentStatus) {
 		p.transition(corev1.EventTypeNormal, EventPaused, "Pause", "Release held by spec.paused: "+cur.Message)
 	case cur.Phase == platformv1.PhasePaused && cur.PauseReason == platformv1.PauseApproval:
 		p.transition(corev1.EventTypeNormal, EventWaitingForApproval, "Wait", cur.Message)
+	case cur.Phase == platformv1.PhasePaused && analysisReason(cur.PauseReason):
+		p.transition(corev1.EventTypeWarning, EventAnalysisPaused, "Pause", "Analysis holds the canary: "+cur.Message)
 	case old.Phase == platformv1.PhasePaused && old.PauseReason == platformv1.PauseManual:
 		p.transition(corev1.EventTypeNormal, EventResumed, "Resume", "Release resumed: "+cur.Message)
+	case old.Phase == platformv1.PhasePaused && analysisReason(old.PauseReason) && p.next.canary != nil:
+		p.transition(corev1.EventTypeNormal, EventAnalysisResumed, "Resume",
+			fmt.Sprintf("Analysis resumed (was %s): %s", old.PauseReason, cur.Message))
 	}
+}
+
+// analysisReason reports whether a pause reason is the analysis's.
+func analysisReason(r platformv1.PauseReason) bool {
+	return r == platformv1.PauseNoData || r == platformv1.PauseProviderError || r == platformv1.PauseInvalidQuery
 }
 
 // stableShare is, at step i, the total of pods the desired weight is a share
@@ -167,7 +177,10 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 		switch {
 		case ad.Spec.Paused:
 			return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
-		case stepIndex(c) < int32(len(p.steps)) && c.Step.ReadyAt != nil && needsApproval(&ad.Spec.Strategy, p.steps[stepIndex(c)]) &&
+		case stepIndex(c) < int32(len(p.steps)) && p.analysisPauseReason(c) != "":
+			reason, why := p.analysisPause(c)
+			return platformv1.PhasePaused, reason, string(reason), msg + ", paused: " + why
+		case stepIndex(c) < int32(len(p.steps)) && c.Step.ReadyAt != nil && needsApproval(p.steps[stepIndex(c)]) &&
 			(c.Step.PauseUntil == nil || !p.now.Before(c.Step.PauseUntil)):
 			return platformv1.PhasePaused, platformv1.PauseApproval, platformv1.ReasonWaitingForApproval, msg + ", waiting for promotion"
 		}

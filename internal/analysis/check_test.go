@@ -1,0 +1,84 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package analysis
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckQuery(t *testing.T) {
+	for _, c := range []struct {
+		query   string
+		errText string // "" for a good query
+	}{
+		{`sum(rate(checkout_errors_total{namespace="{{namespace}}",track="{{track}}"}[{{interval}}]))`, ""},
+		{`histogram_quantile(0.9, sum by (le) (rate(x_bucket{app="{{ name }}"}[5m])))`, ""},
+		{`1`, ""},
+		{`scalar(up)`, ""},
+		{`sum(rate(x[1m])`, "not valid PromQL: 1:16: parse error: unclosed left parenthesis"},
+		{`up{pod="{{pod}}"}`, "unknown template variable {{pod}}"},
+		{`x[5m]`, "returns a range vector; want an instant vector or a scalar"},
+		{`rate(x[{{interval}}])[5m:1m]`, "returns a range vector"},
+		{`"hello"`, "returns a string"},
+		{``, "not valid PromQL"},
+	} {
+		err := CheckQuery(c.query)
+		switch {
+		case c.errText == "" && err != nil:
+			t.Errorf("CheckQuery(%q) = %v, want nil", c.query, err)
+		case c.errText != "" && (err == nil || !strings.Contains(err.Error(), c.errText)):
+			t.Errorf("CheckQuery(%q) = %v, want an error containing %q", c.query, err, c.errText)
+		case err != nil && strings.ContainsAny(err.Error(), "\n"):
+			t.Errorf("CheckQuery(%q) error spans lines: %q", c.query, err)
+		}
+	}
+}
+
+func TestCheckCondition(t *testing.T) {
+	// Ten elements, five deep: 100000 evaluations of the innermost test.
+	const ten = "[0,1,2,3,4,5,6,7,8,9]"
+	expensive := ten + ".all(a, " + ten + ".all(b, " + ten + ".all(c, " + ten + ".all(d, " + ten +
+		".all(e, result > 0)))))"
+	for _, c := range []struct {
+		expr    string
+		errText string // "" for a good condition
+	}{
+		{"result < 0.05", ""},
+		{"result >= 0 && result <= 1", ""},
+		{"result < 1", ""},
+		{"result == 0.0 || result > 99.9", ""},
+		{"result * 100.0 < 5", ""},
+		{"result == 0", "applied to '(double, int)' (write whole numbers with a decimal point"},
+		{"result <", "not a valid CEL condition over result (a double): 1:9: Syntax error"},
+		{"foo > 1", "1:1: undeclared reference to 'foo'"},
+		{"result + 1.0", "has type double; want bool"},
+		{"'pass'", "has type string; want bool"},
+		{"", "is empty"},
+		{expensive, "too expensive"},
+	} {
+		err := CheckCondition(c.expr)
+		switch {
+		case c.errText == "" && err != nil:
+			t.Errorf("CheckCondition(%q) = %v, want nil", c.expr, err)
+		case c.errText != "" && (err == nil || !strings.Contains(err.Error(), c.errText)):
+			t.Errorf("CheckCondition(%q) = %v, want an error containing %q", c.expr, err, c.errText)
+		case err != nil && strings.ContainsAny(err.Error(), "\n"):
+			t.Errorf("CheckCondition(%q) error spans lines: %q", c.expr, err)
+		}
+	}
+}

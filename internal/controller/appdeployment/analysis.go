@@ -1,0 +1,414 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
+)
+
+// The analysis judges a canary against its criteria in Prometheus. What it
+// decides is pure, like the rest of the release: the pass reads the
+// measurement the measurer last finished (obs.measured), folds it into the
+// recorded counts once, and asks for the next measurement when one is due
+// (pass.measure); the measurer queries Prometheus off the reconcile workers
+// and wakes the AppDeployment when it has an answer. The counts live in
+// status, so a restarted manager goes on from them and never promotes on
+// fewer Passes than it recorded.
+
+// Reasons of the analysis, in outcomes, events and conditions.
+const (
+	// ReasonAnalysisFailed: a criterion failed failureLimit times in a row.
+	ReasonAnalysisFailed = "AnalysisFailed"
+	// ReasonAnalysisNoData: the analysis had no data failureLimit times in a
+	// row and rollback.onNoData is Rollback.
+	ReasonAnalysisNoData = "AnalysisNoData"
+)
+
+// settings are an AppDeployment's analysis settings, defaults applied.
+type settings struct {
+	interval        time.Duration
+	minMeasurements int32
+	failureLimit    int32
+	minSamples      int64
+	grace           time.Duration
+	onNoData        platformv1.NoDataPolicy
+}
+
+// analysisSettings reads the settings of ad, with the defaults the schema
+// would give for what is unset.
+func analysisSettings(ad *platformv1.AppDeployment) settings {
+	a, rb := &ad.Spec.Strategy.Analysis, &ad.Spec.Rollback
+	orDefault := func(v, d int32) int32 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	s := settings{
+		interval:        time.Duration(orDefault(a.IntervalSeconds, platformv1.DefaultAnalysisIntervalSeconds)) * time.Second,
+		minMeasurements: orDefault(a.MinMeasurements, platformv1.DefaultMinMeasurements),
+		failureLimit:    orDefault(a.FailureLimit, platformv1.DefaultFailureLimit),
+		minSamples:      int64(ptr.Deref(a.MinSamples, platformv1.DefaultMinSamples)),
+		grace:           time.Duration(orDefault(rb.ProviderErrorGraceSeconds, platformv1.DefaultProviderErrorGraceSeconds)) * time.Second,
+		onNoData:        rb.OnNoData,
+	}
+	if s.onNoData == "" {
+		s.onNoData = platformv1.NoDataPause
+	}
+	return s
+}
+
+// measureKey names what a measurement is of: a canary revision's step, or
+// its preflight against the stable track.
+type measureKey struct {
+	revision  string
+	step      int32
+	preflight bool
+}
+
+// measureRequest asks the measurer for one measurement of every criterion.
+type measureRequest struct {
+	key      measureKey
+	criteria []platformv1.CanaryCriterion
+	// canary and stable are the template variables of the two tracks.
+	canary, stable analysis.Vars
+	minSamples     int64
+	// timeout bounds the whole measurement: well under the interval, so a
+	// Prometheus that never answers costs one goroutine, never a worker.
+	timeout time.Duration
+}
+
+// measured is a finished measurement.
+type measured struct {
+	key     measureKey
+	at      time.Time
+	results []analysis.Measurement
+}
+
+// analyzed reports whether the spec's canary is judged by an analysis.
+func (p *pass) analyzed() bool {
+	return p.isCanary() && len(p.ad.Spec.Strategy.CanaryCriteria) > 0
+}
+
+// preflightPending reports whether a canary waits for its preflight: no
+// canary pod is made before each query has answered once for the stable
+// track.
+func (p *pass) preflightPending(c *platformv1.CanaryStatus) bool {
+	return p.analyzed() && (c.Analysis == nil || c.Analysis.PreflightAt == nil)
+}
+
+// fresh returns the finished measurement of key that the record a has not
+// counted yet, nil if there is none.
+func (p *pass) fresh(key measureKey, a *platformv1.AnalysisStatus) *measured {
+	m := p.obs.measured
+	if m == nil || m.key != key {
+		return nil
+	}
+	at := metav1.NewTime(m.at.Truncate(time.Second))
+	if a != nil && a.MeasuredAt != nil && !a.MeasuredAt.Before(&at) {
+		return nil
+	}
+	return m
+}
+
+// preflight runs the canary's queries once against the stable track before
+// any canary pod is made; a query that does not answer holds the canary
+// there (ProviderError or InvalidQuery), with nothing changed yet. It
+// reports whether the preflight is done.
+func (p *pass) preflight(c *platformv1.CanaryStatus) bool {
+	if c.Analysis == nil {
+		c.Analysis = &platformv1.AnalysisStatus{}
+	}
+	a := c.Analysis
+	key := measureKey{revision: c.Revision, step: stepIndex(c), preflight: true}
+	if m := p.fresh(key, a); m != nil {
+		at := metav1.NewTime(m.at.Truncate(time.Second))
+		answered := true
+		for _, r := range m.results {
+			if r.Result == platformv1.MeasurementError || r.Result == platformv1.MeasurementInvalid {
+				answered = false
+			}
+		}
+		if answered {
+			now := p.now
+			c.Analysis = &platformv1.AnalysisStatus{PreflightAt: &at}
+			// The canary's pods are made from now on: its progress deadline
+			// counts from here, not from a wait for Prometheus.
+			c.Step.StartedAt = &now
+			p.transition(corev1.EventTypeNormal, EventAnalysisStarted, "Analyze",
+				fmt.Sprintf("Canary %s: every query answered for the stable track; the canary's pods are made", describe(c.Version, c.Revision)))
+			return true
+		}
+		p.count(a, m, false)
+	}
+	p.schedule(c, key, a.MeasuredAt, nil)
+	return false
+}
+
+// analyze folds the newest measurement of the current step into the record,
+// fails the canary on failureLimit Fails (or NoData, with onNoData Rollback)
+// in a row, asks for the next measurement when it is due, and reports
+// whether the analysis lets the step complete: every criterion measured
+// minMeasurements Passes and passing at its last measurement, with
+// Prometheus answering.
+func (p *pass) analyze(c *platformv1.CanaryStatus) bool {
+	i := stepIndex(c)
+	if c.Analysis == nil {
+		c.Analysis = &platformv1.AnalysisStatus{}
+	}
+	if a := c.Analysis; a.Step == nil || *a.Step != i {
+		// A new step: the counts of the last one were its evidence.
+		c.Analysis = &platformv1.AnalysisStatus{Step: ptr.To(i), PreflightAt: a.PreflightAt}
+	}
+	a, s := c.Analysis, analysisSettings(p.ad)
+	key := measureKey{revision: c.Revision, step: i}
+	if m := p.fresh(key, a); m != nil {
+		p.count(a, m, true)
+		for _, cs := range a.Criteria {
+			switch {
+			case count(cs.ConsecutiveFails) >= s.failureLimit:
+				p.fail(ReasonAnalysisFailed, fmt.Sprintf("%s failed %d measurements in a row: %s",
+					cs.Name, count(cs.ConsecutiveFails), cs.Message))
+				return false
+			case s.onNoData == platformv1.NoDataRollback && count(cs.ConsecutiveNoData) >= s.failureLimit:
+				p.fail(ReasonAnalysisNoData, fmt.Sprintf("%s had no data %d measurements in a row: %s",
+					cs.Name, count(cs.ConsecutiveNoData), cs.Message))
+				return false
+			}
+		}
+	}
+	p.schedule(c, key, a.MeasuredAt, c.Step.ReadyAt)
+	if a.ProviderErrorSince != nil {
+		p.wakeAt(a.ProviderErrorSince.Add(s.grace))
+		return false
+	}
+	if len(a.Criteria) < len(p.ad.Spec.Strategy.CanaryCriteria) {
+		return false
+	}
+	for _, cs := range a.Criteria {
+		if count(cs.Passes) < s.minMeasurements || cs.LastResult != platformv1.MeasurementPass {
+			return false
+		}
+	}
+	return true
+}
+
+// schedule asks for a measurement of key when one is due: an interval after
+// the last, or (for a step) an interval after its pods were ready, so the
+// first measurement covers a whole window of canary traffic; a preflight is
+// due at once. Otherwise it asks for a pass when one will be due.
+func (p *pass) schedule(c *platformv1.CanaryStatus, key measureKey, last, ready *metav1.Time) {
+	s := analysisSettings(p.ad)
+	from := last
+	if from == nil {
+		from = ready
+	}
+	if from != nil {
+		if due := from.Add(s.interval); p.now.Before(&metav1.Time{Time: due}) {
+			p.wakeAt(due)
+			return
+		}
+	}
+	p.measure = p.measureRequest(c, key, s)
+	// The measurer wakes the AppDeployment when it has an answer; should it
+	// have been too busy to take the request, this pass asks again.
+	p.wakeAt(p.now.Add(p.measure.timeout + time.Second))
+}
+
+// measureRequest is the request for a measurement of the canary c.
+func (p *pass) measureRequest(c *platformv1.CanaryStatus, key measureKey, s settings) *measureRequest {
+	vars := func(track, version, revision string) analysis.Vars {
+		return analysis.Vars{Namespace: p.ad.Namespace, Name: p.ad.Name, Version: version, Revision: revision,
+			Track: track, Interval: s.interval}
+	}
+	stableVersion := ""
+	if p.obs.stable != nil {
+		stableVersion = p.obs.stable.Spec.Template.Labels[platformv1.AppVersionLabel]
+	}
+	return &measureRequest{
+		key:        key,
+		criteria:   p.ad.Spec.Strategy.CanaryCriteria,
+		canary:     vars(platformv1.TrackCanary, c.Version, c.Revision),
+		stable:     vars(platformv1.TrackStable, stableVersion, p.stableRevision()),
+		minSamples: s.minSamples,
+		timeout:    measureTimeout(s.interval),
+	}
+}
+
+// measureTimeout bounds one measurement: half the interval, at most 10 s.
+func measureTimeout(interval time.Duration) time.Duration {
+	return min(interval/2, 10*time.Second)
+}
+
+// count folds a measurement into the record: each criterion's last result,
+// value and counts, and whether Prometheus answers. When Prometheus answers
+// again after errors, the step's pause is lengthened by the outage: the
+// step's clock stood still meanwhile. step says whether the counts are a
+// step's (a preflight's failures are shown, not counted towards anything).
+func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
+	at := metav1.NewTime(m.at.Truncate(time.Second))
+	a.MeasuredAt = &at
+	byName := map[string]*platformv1.CriterionStatus{}
+	for i := range a.Criteria {
+		byName[a.Criteria[i].Name] = &a.Criteria[i]
+	}
+	compiled := criteriaByName(p.ad.Spec.Strategy.CanaryCriteria)
+	out := make([]platformv1.CriterionStatus, 0, len(m.results))
+	providerError := false
+	for _, r := range m.results {
+		var old platformv1.CriterionStatus
+		if o := byName[r.Name]; o != nil && step {
+			old = *o
+		}
+		cs := platformv1.CriterionStatus{
+			Name: r.Name, LastResult: r.Result, MeasuredAt: &at, Message: truncate(r.Message, 1024),
+			Value: formatValue(r.Value), StableValue: formatValue(r.Stable), Samples: r.Samples,
+			Passes: ptr.To(count(old.Passes)), Fails: ptr.To(count(old.Fails)),
+			NoData: ptr.To(count(old.NoData)), Errors: ptr.To(count(old.Errors)),
+			ConsecutiveFails: ptr.To[int32](0), ConsecutiveNoData: ptr.To[int32](0),
+		}
+		if c := compiled[r.Name]; c != nil {
+			cs.Threshold = truncate(c.Threshold(), 1024)
+		}
+		switch r.Result {
+		case platformv1.MeasurementPass:
+			*cs.Passes++
+		case platformv1.MeasurementFail:
+			*cs.Fails++
+			*cs.ConsecutiveFails = count(old.ConsecutiveFails) + 1
+		case platformv1.MeasurementNoData:
+			*cs.NoData++
+			*cs.ConsecutiveNoData = count(old.ConsecutiveNoData) + 1
+		case platformv1.MeasurementError:
+			*cs.Errors++
+			providerError = true
+			// An outage neither breaks nor makes a run of Fails or NoData.
+			*cs.ConsecutiveFails, *cs.ConsecutiveNoData = count(old.ConsecutiveFails), count(old.ConsecutiveNoData)
+		}
+		out = append(out, cs)
+	}
+	a.Criteria = out
+	switch {
+	case providerError && a.ProviderErrorSince == nil:
+		a.ProviderErrorSince = &at
+	case !providerError && a.ProviderErrorSince != nil:
+		if c := p.next.canary; c != nil && c.Step != nil && c.Step.PauseUntil != nil {
+			until := metav1.NewTime(c.Step.PauseUntil.Add(at.Sub(a.ProviderErrorSince.Time)))
+			c.Step.PauseUntil = &until
+		}
+		a.ProviderErrorSince = nil
+	}
+}
+
+// count is a count of the status, 0 when unset.
+func count(n *int32) int32 { return ptr.Deref(n, 0) }
+
+// criteriaByName compiles the criteria, by name, for their thresholds; a
+// criterion that does not compile (admission refuses it) is left out.
+func criteriaByName(criteria []platformv1.CanaryCriterion) map[string]*analysis.Criterion {
+	out := make(map[string]*analysis.Criterion, len(criteria))
+	for _, c := range criteria {
+		if compiled, err := analysis.Compile(c); err == nil {
+			out[compiled.Name()] = compiled
+		}
+	}
+	return out
+}
+
+// formatValue writes a measured value for status, nil as "".
+func formatValue(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', 6, 64)
+}
+
+// truncate shortens s to at most n bytes, on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("...")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// analysisPauseReason is the reason of analysisPause alone.
+func (p *pass) analysisPauseReason(c *platformv1.CanaryStatus) platformv1.PauseReason {
+	r, _ := p.analysisPause(c)
+	return r
+}
+
+// analysisPause says why the analysis holds a running canary, if it does:
+// a query Prometheus refused (InvalidQuery, never promoted), Prometheus not
+// answering past the grace (ProviderError; at once during the preflight),
+// or no data to judge by (NoData, with onNoData Pause). It resumes by
+// itself when the next measurement finds otherwise.
+func (p *pass) analysisPause(c *platformv1.CanaryStatus) (platformv1.PauseReason, string) {
+	if !p.analyzed() || c.Analysis == nil {
+		return "", ""
+	}
+	a, s := c.Analysis, analysisSettings(p.ad)
+	for _, cs := range a.Criteria {
+		if cs.LastResult == platformv1.MeasurementInvalid {
+			return platformv1.PauseInvalidQuery, fmt.Sprintf("criterion %s: %s", cs.Name, cs.Message)
+		}
+	}
+	if since := a.ProviderErrorSince; since != nil && (a.PreflightAt == nil || !p.now.Before(&metav1.Time{Time: since.Add(s.grace)})) {
+		msg := "Prometheus has not answered since " + since.UTC().Format(time.RFC3339)
+		for _, cs := range a.Criteria {
+			if cs.LastResult == platformv1.MeasurementError {
+				return platformv1.PauseProviderError, msg + ": " + cs.Message
+			}
+		}
+		return platformv1.PauseProviderError, msg
+	}
+	if s.onNoData == platformv1.NoDataPause {
+		for _, cs := range a.Criteria {
+			if cs.LastResult == platformv1.MeasurementNoData {
+				return platformv1.PauseNoData, cs.Message
+			}
+		}
+	}
+	return "", ""
+}
+
+// evidence sums up the passes of a step's analysis for its event:
+// "error_rate 0.1% <= 0.5% (n=600), 3 passes".
+func evidence(a *platformv1.AnalysisStatus) string {
+	if a == nil || len(a.Criteria) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(a.Criteria))
+	for _, cs := range a.Criteria {
+		parts = append(parts, fmt.Sprintf("%s, %d passes", cs.Message, count(cs.Passes)))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,340 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package appdeployment
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
+)
+
+// fakePrometheus answers the built-in queries from numbers per track: the
+// metric's value and the request count (the sample guard's query is the one
+// with increase()).
+type fakePrometheus struct {
+	mu      sync.Mutex
+	value   map[string]float64
+	samples map[string]float64
+	err     error
+}
+
+func newFakePrometheus(canary, stable float64) *fakePrometheus {
+	return &fakePrometheus{
+		value:   map[string]float64{platformv1.TrackCanary: canary, platformv1.TrackStable: stable},
+		samples: map[string]float64{platformv1.TrackCanary: 600, platformv1.TrackStable: 1200},
+	}
+}
+
+func (f *fakePrometheus) Query(_ context.Context, q string, _ time.Time) (analysis.Value, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return analysis.Value{}, f.err
+	}
+	track := platformv1.TrackCanary
+	if strings.Contains(q, `track="stable"`) {
+		track = platformv1.TrackStable
+	}
+	if strings.Contains(q, "increase(") {
+		return analysis.Value{Number: f.samples[track]}, nil
+	}
+	return analysis.Value{Number: f.value[track]}, nil
+}
+
+func (f *fakePrometheus) set(change func(*fakePrometheus)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
+}
+
+// analysedApp is the design documents' manifest with short analysis
+// settings: error_rate at most 0.5 %, measured every 5 s, 3 passes needed,
+// 2 fails in a row fail it.
+func analysedApp() *platformv1.AppDeployment {
+	ad := canaryApp()
+	ad.Spec.Strategy.CanaryCriteria = []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}}
+	ad.Spec.Strategy.Analysis = platformv1.Analysis{IntervalSeconds: 5}
+	ad.Spec.Rollback.ProviderErrorGraceSeconds = 10
+	return ad
+}
+
+// runFor runs passes, settling and the checks for d, a second at a time,
+// and checks that no step completes on fewer Passes than minMeasurements:
+// a step's counts stay in status, as its evidence, once it completed.
+func (w *world) runFor(d time.Duration) {
+	w.t.Helper()
+	for end := w.now.Add(d); w.now.Before(end); w.now = w.now.Add(time.Second) {
+		w.pass()
+		w.check()
+		w.settle()
+		w.check()
+		c := w.ad.Status.Canary
+		if c == nil || c.Analysis == nil || c.Analysis.Step == nil || stepIndex(c) <= *c.Analysis.Step {
+			continue
+		}
+		for _, cs := range c.Analysis.Criteria {
+			if need := analysisSettings(w.ad).minMeasurements; count(cs.Passes) < need || cs.LastResult != platformv1.MeasurementPass {
+				w.t.Fatalf("step %d completed on %d passes of %s (last %s), want %d", *c.Analysis.Step+1, count(cs.Passes), cs.Name,
+					cs.LastResult, need)
+			}
+		}
+	}
+}
+
+func TestAnalysis_CanaryIsPromotedOnEvidence(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	w.prometheus = newFakePrometheus(0.1, 0.1)
+	w.run()
+	w.setImage(image124)
+	w.runFor(3 * time.Second)
+	c := w.ad.Status.Canary
+	if c == nil || c.Analysis == nil || c.Analysis.PreflightAt == nil || w.podsOf(platformv1.TrackCanary) != 1 {
+		t.Fatalf("after the preflight: canary %+v, %d canary pods", c, w.podsOf(platformv1.TrackCanary))
+	}
+	w.expectEvents(EventCanaryStarted, EventAnalysisStarted)
+	w.runFor(12 * time.Second)
+	c = w.ad.Status.Canary
+	if c == nil || len(c.Analysis.Criteria) != 1 {
+		t.Fatalf("canary %+v: want it measured, not yet promoted", c)
+	}
+	cs := c.Analysis.Criteria[0]
+	if cs.Name != "error_rate" || cs.LastResult != platformv1.MeasurementPass || count(cs.Passes) != 2 || cs.Threshold == "" ||
+		ptr.Deref(cs.Samples, 0) != 600 || cs.Value != "0.1" || !strings.Contains(cs.Message, "error_rate") {
+		t.Fatalf("criterion %+v after two measurements", cs)
+	}
+	w.runFor(10 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if w.ad.Status.StableVersion != v124 || w.ad.Status.LastOutcome.Result != platformv1.OutcomePromoted {
+		t.Fatalf("status %+v", w.ad.Status)
+	}
+	w.expectEvents(EventStepCompleted, EventPromoted)
+}
+
+func TestAnalysis_FailingCanaryRollsBackAfterFailureLimitFailsInARow(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(10, 0.1)
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(10 * time.Second) // preflight, pods ready, one measurement
+	if c := w.ad.Status.Canary; c == nil || c.Analysis == nil || len(c.Analysis.Criteria) == 0 || count(c.Analysis.Criteria[0].ConsecutiveFails) != 1 {
+		t.Fatalf("after one failing measurement: canary %+v analysis %+v step %+v, %d measurements", c, c.Analysis, c.Step, w.measurements)
+	}
+	// A Pass breaks the run of Fails: one flaky sample never rolls back.
+	prom.set(func(f *fakePrometheus) { f.value[platformv1.TrackCanary] = 0.1 })
+	w.runFor(5 * time.Second)
+	prom.set(func(f *fakePrometheus) { f.value[platformv1.TrackCanary] = 10 })
+	w.runFor(5 * time.Second)
+	if c := w.ad.Status.Canary; c == nil || count(c.Analysis.Criteria[0].ConsecutiveFails) != 1 || count(c.Analysis.Criteria[0].Fails) != 2 {
+		t.Fatalf("a Pass between two Fails: canary %+v", c)
+	}
+	w.runFor(5 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
+	o := w.ad.Status.LastOutcome
+	if o.Result != platformv1.OutcomeRolledBack || o.Reason != ReasonAnalysisFailed || !strings.Contains(o.Message, "error_rate") {
+		t.Fatalf("outcome %+v", o)
+	}
+	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 || w.ad.Status.StableVersion != v123 {
+		t.Fatal("the canary is not removed or the stable not whole")
+	}
+}
+
+func TestAnalysis_NoDataPausesAndNeverPromotesUntilDataArrives(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(0.1, 0.1)
+	prom.samples[platformv1.TrackCanary] = 3 // fewer than minSamples (10)
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(60 * time.Second)
+	w.expectPhase(platformv1.PhasePaused, string(platformv1.PauseNoData))
+	if w.ad.Status.PauseReason != platformv1.PauseNoData || w.ad.Status.StableVersion != v123 {
+		t.Fatalf("status %+v", w.ad.Status)
+	}
+	if cs := w.ad.Status.Canary.Analysis.Criteria[0]; count(cs.Passes) != 0 || count(cs.NoData) < 10 {
+		t.Fatalf("criterion %+v: NoData must never count as a Pass", cs)
+	}
+	w.expectEvents(EventAnalysisPaused)
+	prom.set(func(f *fakePrometheus) { f.samples[platformv1.TrackCanary] = 600 })
+	w.runFor(20 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	w.expectEvents(EventAnalysisResumed, EventPromoted)
+}
+
+func TestAnalysis_OnNoDataRollbackRollsBackAfterFailureLimitNoData(t *testing.T) {
+	ad := analysedApp()
+	ad.Spec.Rollback.OnNoData = platformv1.NoDataRollback
+	w := newWorld(t, ad)
+	prom := newFakePrometheus(0.1, 0.1)
+	prom.samples[platformv1.TrackCanary] = 0
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(20 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
+	if o := w.ad.Status.LastOutcome; o.Reason != ReasonAnalysisNoData {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestAnalysis_PrometheusOutageStopsTheClockThenPausesAndResumesByItself(t *testing.T) {
+	ad := analysedApp()
+	ad.Spec.Strategy.CanaryPercent = 0
+	ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 30, PauseSeconds: ptr.To[int32](30)}}
+	w := newWorld(t, ad)
+	prom := newFakePrometheus(0.1, 0.1)
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(8 * time.Second)
+	until := w.ad.Status.Canary.Step.PauseUntil.DeepCopy()
+	prom.set(func(f *fakePrometheus) { f.err = errors.New("dial tcp 127.0.0.1:9090: connect: connection refused") })
+	w.runFor(6 * time.Second)
+	// Within the grace: measuring goes on, nothing pauses, nothing fails.
+	w.expectPhase(platformv1.PhaseProgressing, platformv1.ReasonCanarying)
+	if a := w.ad.Status.Canary.Analysis; a.ProviderErrorSince == nil || count(a.Criteria[0].Errors) == 0 {
+		t.Fatalf("analysis %+v during the outage", a)
+	}
+	w.runFor(60 * time.Second)
+	w.expectPhase(platformv1.PhasePaused, string(platformv1.PauseProviderError))
+	if !strings.Contains(w.ad.Status.Message, "connection refused") {
+		t.Fatalf("message %q does not say why", w.ad.Status.Message)
+	}
+	w.expectEvents(EventAnalysisPaused)
+	outageStart := w.ad.Status.Canary.Analysis.ProviderErrorSince.Time
+	prom.set(func(f *fakePrometheus) { f.err = nil })
+	w.runFor(6 * time.Second)
+	c := w.ad.Status.Canary
+	if c == nil || c.Analysis.ProviderErrorSince != nil || c.Step.PauseUntil.Sub(until.Time) < w.now.Add(-6*time.Second).Sub(outageStart) {
+		t.Fatalf("after the outage: canary %+v; the pause (until %s) must be lengthened by the outage", c, until)
+	}
+	w.expectEvents(EventAnalysisResumed)
+	w.runFor(60 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+}
+
+func TestAnalysis_PreflightHoldsTheCanaryBeforeAnyPodWhilePrometheusIsDown(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(0.1, 0.1)
+	prom.err = errors.New("connection refused")
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(30 * time.Second)
+	w.expectPhase(platformv1.PhasePaused, string(platformv1.PauseProviderError))
+	if w.deployments[platformv1.TrackCanary] != nil || w.podsOf(platformv1.TrackStable) != 3 {
+		t.Fatal("the canary's pods were made before the preflight")
+	}
+	if c := w.ad.Status.Canary; c == nil || c.Analysis == nil || c.Analysis.PreflightAt != nil {
+		t.Fatalf("canary %+v", c)
+	}
+	prom.set(func(f *fakePrometheus) { f.err = nil })
+	w.runFor(10 * time.Second)
+	if w.podsOf(platformv1.TrackCanary) != 1 {
+		t.Fatalf("%d canary pods once Prometheus answers, want 1", w.podsOf(platformv1.TrackCanary))
+	}
+}
+
+func TestAnalysis_CompareToStableCatchesACanaryWorseThanStableUnderTheThreshold(t *testing.T) {
+	ad := analysedApp()
+	ad.Spec.Strategy.CanaryCriteria[0].CompareToStable = platformv1.CompareToStable{MaxDelta: ptr.To(0.1)}
+	w := newWorld(t, ad)
+	w.prometheus = newFakePrometheus(0.4, 0.05) // under 0.5 %, but 0.35 worse than stable
+	w.run()
+	w.setImage(image124)
+	w.runFor(30 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
+	if o := w.ad.Status.LastOutcome; o.Reason != ReasonAnalysisFailed || !strings.Contains(o.Message, "stable") {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestAnalysis_PodFailureStillRollsBackWhilePrometheusIsDown(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(0.1, 0.1)
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(2 * time.Second) // the preflight answered; pods are being made
+	_, rev := podTemplate(w.ad)
+	prom.set(func(f *fakePrometheus) { f.err = errors.New("connection refused") })
+	w.unready = func(r string) bool { return r == rev }
+	w.fail = func(r string) string {
+		if r == rev {
+			return imagePullBackOff
+		}
+		return ""
+	}
+	w.runFor(10 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseDegraded, platformv1.ReasonRolledBack)
+	if o := w.ad.Status.LastOutcome; o.Reason != imagePullBackOff {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+func TestMeasurer_ABlackHolePrometheusCostsNoWorker(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	m := newMeasurer(blackHole{block}, clocktesting.NewFakePassiveClock(time.Now()))
+	ad := analysedApp()
+	req := &measureRequest{key: measureKey{revision: "r1"}, criteria: ad.Spec.Strategy.CanaryCriteria,
+		minSamples: 10, timeout: 200 * time.Millisecond}
+	start := time.Now()
+	m.start(ad, req)
+	m.start(ad, req) // the same measurement is not started twice
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Fatalf("start took %s: it must not wait for Prometheus", d)
+	}
+	select {
+	case <-m.wake:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up after the measurement's timeout")
+	}
+	got := m.latest(types.NamespacedName{Namespace: ad.Namespace, Name: ad.Name})
+	if got == nil || len(got.results) != 1 || got.results[0].Result != platformv1.MeasurementError {
+		t.Fatalf("measured %+v, want one Error", got)
+	}
+}
+
+// blackHole is a Prometheus that never answers until its context ends.
+type blackHole struct{ block chan struct{} }
+
+func (b blackHole) Query(ctx context.Context, _ string, _ time.Time) (analysis.Value, error) {
+	select {
+	case <-ctx.Done():
+		return analysis.Value{}, ctx.Err()
+	case <-b.block:
+		return analysis.Value{}, errors.New("closed")
+	}
+}

@@ -1,0 +1,201 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package validation
+
+import (
+	"fmt"
+	"regexp"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
+)
+
+// criterionName is the pattern of a criterion's name.
+var criterionName = regexp.MustCompile(`^[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`)
+
+// Limits of a criterion's texts, as the schema has them.
+const (
+	maxCriterionName = 63
+	maxQuery         = 4096
+	maxCondition     = 1024
+)
+
+// canaryCriteria checks the criteria, including what the schema cannot: a
+// query must parse as PromQL with only the known template variables, and a
+// successCondition must compile as CEL over result, so a mistake is refused
+// at `kubectl apply` (and by `kubectl appdeploy lint`), not found when the
+// rollout runs.
+func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion) field.ErrorList {
+	errs := tooMany(path, len(criteria), platformv1.MaxCanaryCriteria)
+	seen := map[string]int{}
+	for i, c := range criteria {
+		p := path.Index(i)
+		errs = append(errs, criterion(p, c)...)
+		name := c.Name
+		if name == "" {
+			name = string(c.Metric)
+		}
+		if j, dup := seen[name]; dup && name != "" {
+			errs = append(errs, field.Invalid(p.Child("name"), name,
+				fmt.Sprintf("criteria names must be unique: canaryCriteria[%d] is also %s "+
+					"(a metric's criterion is named after its metric unless name is set)", j, name)))
+		}
+		seen[name] = i
+	}
+	return errs
+}
+
+// criterion checks one criterion: a metric with a threshold, or a named
+// query with a successCondition.
+func criterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name != "" {
+		if !criterionName.MatchString(c.Name) {
+			errs = append(errs, field.Invalid(p.Child("name"), c.Name,
+				"lower case letters, digits, '-' and '_', starting and ending with a letter or digit"))
+		}
+		errs = append(errs, tooLong(p.Child("name"), c.Name, maxCriterionName)...)
+	}
+	switch {
+	case c.Metric != "" && c.Query != "":
+		return append(errs, field.Forbidden(p.Child("query"), "set metric (a built-in measurement) or query (PromQL), not both"))
+	case c.Metric == "" && c.Query == "":
+		return append(errs, field.Required(p.Child("metric"),
+			"a built-in metric (error_rate, success_rate, latency_p95, latency_p99) or a PromQL query"))
+	case c.Metric != "":
+		errs = append(errs, metricCriterion(p, c)...)
+	default:
+		errs = append(errs, queryCriterion(p, c)...)
+	}
+	if cmp := c.CompareToStable; cmp != (platformv1.CompareToStable{}) {
+		cp := p.Child("compareToStable")
+		switch {
+		case cmp.MaxDelta != nil && *cmp.MaxDelta < 0:
+			errs = append(errs, field.Invalid(cp.Child("maxDelta"), *cmp.MaxDelta, "must be at least 0"))
+		case cmp.MaxRatio != nil && *cmp.MaxRatio < 1:
+			errs = append(errs, field.Invalid(cp.Child("maxRatio"), *cmp.MaxRatio,
+				"must be at least 1 (a ratio of canary to stable: 1.2 allows 20 % worse)"))
+		}
+	}
+	return errs
+}
+
+// metricCriterion checks a built-in metric and its threshold.
+func metricCriterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList {
+	var errs field.ErrorList
+	for _, f := range []setField{{"successCondition", c.SuccessCondition != ""}, {"samplesQuery", c.SamplesQuery != ""}} {
+		if f.set {
+			errs = append(errs, field.Forbidden(p.Child(f.name),
+				"applies to a query; a metric is judged by its threshold and counts its own requests"))
+		}
+	}
+	var percent bool
+	switch c.Metric {
+	case platformv1.MetricErrorRate, platformv1.MetricSuccessRate:
+		percent = true
+	case platformv1.MetricLatencyP95, platformv1.MetricLatencyP99:
+	default:
+		return append(errs, oneOf(p.Child("metric"), string(c.Metric),
+			platformv1.MetricErrorRate, platformv1.MetricSuccessRate, platformv1.MetricLatencyP95, platformv1.MetricLatencyP99))
+	}
+	t := c.Threshold
+	switch {
+	case t == nil:
+		errs = append(errs, field.Required(p.Child("threshold"), "the limit of the metric, e.g. 0.5 (percent) for error_rate"))
+	case percent && (*t < 0 || *t > 100):
+		errs = append(errs, field.Invalid(p.Child("threshold"), *t, "is a percent: must be between 0 and 100"))
+	case !percent && *t <= 0:
+		errs = append(errs, field.Invalid(p.Child("threshold"), *t, "is in seconds: must be more than 0"))
+	}
+	return errs
+}
+
+// queryCriterion checks a PromQL criterion: its name, queries and condition.
+func queryCriterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList {
+	var errs field.ErrorList
+	if c.Name == "" {
+		errs = append(errs, field.Required(p.Child("name"), "a query's criterion needs a name, for status and events"))
+	}
+	if c.Threshold != nil {
+		errs = append(errs, field.Forbidden(p.Child("threshold"),
+			"applies to a metric; a query is judged by its successCondition, e.g. result < 0.05"))
+	}
+	errs = append(errs, promQL(p.Child("query"), c.Query)...)
+	if c.SamplesQuery != "" {
+		errs = append(errs, promQL(p.Child("samplesQuery"), c.SamplesQuery)...)
+	}
+	switch {
+	case c.SuccessCondition == "":
+		errs = append(errs, field.Required(p.Child("successCondition"),
+			"a CEL expression over result that is true when the canary passes, e.g. result < 0.05"))
+	case len(tooLong(p.Child("successCondition"), c.SuccessCondition, maxCondition)) > 0:
+		errs = append(errs, tooLong(p.Child("successCondition"), c.SuccessCondition, maxCondition)...)
+	default:
+		if err := analysis.CheckCondition(c.SuccessCondition); err != nil {
+			errs = append(errs, field.Invalid(p.Child("successCondition"), c.SuccessCondition, err.Error()))
+		}
+	}
+	return errs
+}
+
+// promQL checks a query: its length, its template variables and that it
+// parses as PromQL.
+func promQL(p *field.Path, q string) field.ErrorList {
+	if errs := tooLong(p, q, maxQuery); len(errs) > 0 {
+		return errs
+	}
+	if err := analysis.CheckQuery(q); err != nil {
+		return field.ErrorList{field.Invalid(p, q, err.Error())}
+	}
+	return nil
+}
+
+// analysisSpec checks the analysis settings; zero is unset (the schema's
+// default).
+func analysisSpec(path *field.Path, a *platformv1.Analysis) field.ErrorList {
+	var errs field.ErrorList
+	for _, n := range []struct {
+		name   string
+		v      int32
+		lo, hi int64
+	}{
+		{"intervalSeconds", a.IntervalSeconds, 5, 3600},
+		{"minMeasurements", a.MinMeasurements, 1, 100},
+		{"failureLimit", a.FailureLimit, 1, 100},
+	} {
+		if n.v != 0 {
+			errs = append(errs, inRange(path.Child(n.name), &n.v, n.lo, n.hi)...)
+		}
+	}
+	return append(errs, inRange(path.Child("minSamples"), a.MinSamples, 0, 1000000)...)
+}
+
+// rollbackAnalysis checks the rollback settings of the analysis.
+func rollbackAnalysis(path *field.Path, r *platformv1.RollbackPolicy) field.ErrorList {
+	var errs field.ErrorList
+	switch r.OnNoData {
+	case "", platformv1.NoDataPause, platformv1.NoDataRollback:
+	default:
+		errs = append(errs, oneOf(path.Child("onNoData"), string(r.OnNoData), platformv1.NoDataPause, platformv1.NoDataRollback))
+	}
+	if g := r.ProviderErrorGraceSeconds; g != 0 {
+		errs = append(errs, inRange(path.Child("providerErrorGraceSeconds"), &g, 10, 86400)...)
+	}
+	return errs
+}

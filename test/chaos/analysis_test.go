@@ -1,0 +1,304 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// analysedApp is an application of replicas pods released by canary steps,
+// each judged by error_rate at most 0.5 % measured every 5 s.
+func analysedApp(ns, name string, steps ...int32) *platformv1.AppDeployment {
+	ad := &platformv1.AppDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: platformv1.AppDeploymentSpec{
+			Image:    "registry.example.com/app:v1.0.0",
+			Replicas: ptr.To[int32](4),
+			Strategy: platformv1.Strategy{
+				Type:           platformv1.StrategyCanary,
+				CanaryCriteria: []platformv1.CanaryCriterion{{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}},
+				Analysis:       platformv1.Analysis{IntervalSeconds: 5, MinMeasurements: 2},
+			},
+			Rollback: platformv1.RollbackPolicy{ProviderErrorGraceSeconds: 10},
+		},
+	}
+	for _, w := range steps {
+		ad.Spec.Strategy.Steps = append(ad.Spec.Strategy.Steps, platformv1.CanaryStep{Weight: w})
+	}
+	return ad
+}
+
+// TestCrash_KilledManagerDuringAnalysisResumesFromStatus kills the manager
+// at random moments while canaries are measured against a real Prometheus:
+// every release must still end promoted, and no step may ever be recorded
+// as completed on fewer Passes than minMeasurements (the counts live in
+// status; a measurement taken but not yet recorded is lost with the
+// manager, never counted twice).
+func TestCrash_KilledManagerDuringAnalysisResumesFromStatus(t *testing.T) {
+	apps, kills := size(3, 2), size(10, 4)
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := harness.Namespace(t, cluster)
+	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sim.Stop)
+	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(prom.Stop)
+	op := startOperator(t, "--leader-elect=false", "--prometheus-address="+prom.Address())
+	m, err := op.StartReplica(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	t.Logf("%d applications, %d kills; seed %d", apps, kills, seed)
+	ads := make([]*platformv1.AppDeployment, 0, apps)
+	watches := make([]*harness.AnalysisWatch, 0, apps)
+	for i := range apps {
+		ad := analysedApp(ns, fmt.Sprintf("app-%d", i), 25, 50)
+		watches = append(watches, harness.WatchAnalysis(t, cluster, ns, ad.Name))
+		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
+		ads = append(ads, ad)
+	}
+	for _, ad := range ads {
+		waitVersion(t, ad, "v1.0.0")
+	}
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range kills {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Duration(1000+rng.IntN(5000)) * time.Millisecond):
+			}
+			m.Kill(syscall.SIGKILL)
+			t.Logf("kill %d/%d at %s", i+1, kills, time.Now().Format("15:04:05.000"))
+			var err error
+			if m, err = op.StartReplica(ctx); err != nil {
+				t.Errorf("restarting the manager: %v", err)
+				return
+			}
+		}
+	})
+	for _, ad := range ads {
+		mustEventually(t, func() error {
+			got := &platformv1.AppDeployment{}
+			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
+				return err
+			}
+			got.Spec.Image = "registry.example.com/app:v1.0.1"
+			return cluster.Client.Update(ctx, got)
+		})
+	}
+	for _, ad := range ads {
+		waitVersion(t, ad, "v1.0.1")
+	}
+	close(stop)
+	wg.Wait()
+	for i, ad := range ads {
+		if v := watches[i].Violations(); len(v) > 0 {
+			t.Errorf("%s: promoted on too little evidence: %v", ad.Name, v)
+		}
+		if n := watches[i].Completed(); n != 2 {
+			t.Errorf("%s: %d step completions seen with their evidence, want 2", ad.Name, n)
+		}
+	}
+}
+
+// TestBlackHolePrometheus_DelaysNoOtherReconcile points the manager at a
+// Prometheus that accepts connections and never answers, while more
+// analysed canaries than the controller has workers wait on it: a release
+// without analysis and new ScheduleTasks must go on as if nothing waited,
+// and no reconcile pass may last as long as a measurement's timeout.
+func TestBlackHolePrometheus_DelaysNoOtherReconcile(t *testing.T) {
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := harness.Namespace(t, cluster)
+	hole := blackHole(t)
+	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address=http://"+hole,
+		"--appdeployment-max-concurrent-reconciles=2", "--scheduletask-max-concurrent-reconciles=2")
+	m, err := op.StartReplica(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	// Six analysed canaries, each measured every 20 s with a 10 s timeout
+	// that the black hole uses up: 30 s of waiting per round for two
+	// workers, were the waiting done on them.
+	analysed := make([]*platformv1.AppDeployment, 0, 6)
+	for i := range 6 {
+		ad := analysedApp(ns, fmt.Sprintf("analysed-%d", i), 50)
+		ad.Spec.Strategy.Analysis.IntervalSeconds = 20
+		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
+		analysed = append(analysed, ad)
+	}
+	for _, ad := range analysed {
+		waitVersion(t, ad, "v1.0.0")
+		mustEventually(t, func() error {
+			got := &platformv1.AppDeployment{}
+			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
+				return err
+			}
+			got.Spec.Image = "registry.example.com/app:v1.0.1"
+			return cluster.Client.Update(ctx, got)
+		})
+	}
+	// Every one of them waits in its preflight on the black hole.
+	for _, ad := range analysed {
+		g.Eventually(func(g Gomega) {
+			got := &platformv1.AppDeployment{}
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got)).To(Succeed())
+			g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseProviderError), got.Status.Message)
+		}).WithTimeout(time.Minute).Should(Succeed())
+	}
+
+	// Meanwhile: a release nothing measures, and tasks.
+	start := time.Now()
+	plain := analysedApp(ns, "plain", 50)
+	plain.Spec.Strategy.CanaryCriteria, plain.Spec.Strategy.Analysis = nil, platformv1.Analysis{}
+	plain.Spec.Strategy.Type, plain.Spec.Strategy.Steps = platformv1.StrategyRolling, nil
+	mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, plain)) })
+	tasks := make([]*platformv1.ScheduleTask, 0, 10)
+	for i := range 10 {
+		st := testutil.NewScheduleTask(ns, fmt.Sprintf("task-%02d", i))
+		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, st)) })
+		tasks = append(tasks, st)
+	}
+	waitVersion(t, plain, "v1.0.0")
+	for _, st := range tasks {
+		g.Eventually(func(g Gomega) {
+			got := &platformv1.ScheduleTask{}
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), got)).To(Succeed())
+			g.Expect(got.Status.Conditions).To(ContainElement(And(
+				HaveField("Type", platformv1.ConditionReady), HaveField("Status", metav1.ConditionTrue))))
+		}).WithTimeout(time.Minute).Should(Succeed())
+	}
+	t.Logf("the plain release and 10 tasks were ready %s after they were created",
+		time.Since(start).Round(time.Millisecond))
+
+	// No pass waited for Prometheus: none lasted more than 5 s (a
+	// measurement's timeout here is 10 s).
+	for _, controller := range []string{"appdeployment", "scheduletask"} {
+		slow, total := slowPasses(t, m, controller, 5)
+		if total == 0 || slow > 0 {
+			t.Errorf("%s: %v of %v passes took more than 5 s", controller, slow, total)
+		}
+	}
+}
+
+// blackHole listens on a loopback port, accepts every connection and never
+// answers; it closes with the test.
+func blackHole(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", localwebhook.Host+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// slowPasses reads, from a manager started with --metrics-secure=false, how
+// many reconcile passes of controller took more than seconds (a bound of
+// the histogram's buckets), of all.
+func slowPasses(t *testing.T, m *harness.Manager, controller string, seconds float64) (slow, total uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	url := fmt.Sprintf("http://%s:%d/metrics", localwebhook.Host, m.MetricsPort)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("scrape %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("parse %s: %v", url, err)
+	}
+	f := families["platform_operator_reconcile_duration_seconds"]
+	if f == nil {
+		t.Fatalf("%s serves no platform_operator_reconcile_duration_seconds", url)
+	}
+	for _, metric := range f.GetMetric() {
+		match := false
+		for _, l := range metric.GetLabel() {
+			if l.GetName() == "controller" && l.GetValue() == controller {
+				match = true
+			}
+		}
+		if !match {
+			continue
+		}
+		h := metric.GetHistogram()
+		total += h.GetSampleCount()
+		below := uint64(0)
+		for _, b := range h.GetBucket() {
+			if b.GetUpperBound() <= seconds {
+				below = b.GetCumulativeCount()
+			}
+		}
+		slow += h.GetSampleCount() - below
+	}
+	return slow, total
+}
