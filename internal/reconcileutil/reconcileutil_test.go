@@ -37,6 +37,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -505,4 +506,22 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 // mapOf is a Children map of one entry.
 func mapOf(obj client.Object, t toolscache.TransformFunc) map[client.Object]toolscache.TransformFunc {
 	return map[client.Object]toolscache.TransformFunc{obj: t}
+}
+
+// informerGetter records the informers asked for.
+type informerGetter struct{ asked []string }
+
+func (g *informerGetter) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	g.asked = append(g.asked, fmt.Sprintf("%T", obj))
+	return nil, nil
+}
+
+func TestWarmInformers_AsksForEveryKind(t *testing.T) {
+	g := &informerGetter{}
+	if err := WarmInformers(g, &batchv1.Job{}, &batchv1.CronJob{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"*v1.Job", "*v1.CronJob"}; !slices.Equal(g.asked, want) {
+		t.Errorf("asked for %v, want %v", g.asked, want)
+	}
 }

@@ -160,6 +160,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
 		return fmt.Errorf("index pods by application: %w", err)
 	}
+	if err := reconcileutil.WarmInformers(mgr.GetCache(),
+		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.AppDeployment{}, builder.WithPredicates(r.writes.NotOwnEcho())).
 		Owns(&appsv1.Deployment{}).

@@ -168,6 +168,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		reconcileutil.LabelIndex(platformv1.ScheduleTaskLabel)); err != nil {
 		return fmt.Errorf("index Jobs by task: %w", err)
 	}
+	if err := reconcileutil.WarmInformers(mgr.GetCache(),
+		&platformv1.ScheduleTask{}, &batchv1.CronJob{}, &batchv1.Job{}, &platformv1.TaskRun{}); err != nil {
+		return err
+	}
 	// Each watch passes only what can change the task's pass: under a burst
 	// every needless pass queues ahead of the Jobs waiting to be recorded.
 	return ctrl.NewControllerManagedBy(mgr).

@@ -250,6 +250,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		}); err != nil {
 		return fmt.Errorf("index pods by Job UID: %w", err)
 	}
+	if err := reconcileutil.WarmInformers(mgr.GetCache(), &platformv1.TaskRun{}, &batchv1.Job{}, &corev1.Pod{}); err != nil {
+		return err
+	}
 	byJob := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 		return runOfJob(ctx, mgr.GetClient(), obj.GetNamespace(), obj.GetName(), string(obj.GetUID()),
 			obj.GetLabels()[platformv1.ScheduleTaskLabel])
