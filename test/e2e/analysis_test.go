@@ -249,7 +249,10 @@ func TestAnalysis_PrometheusStoppedMidAnalysisPausesAndResumesByItself(t *testin
 		expectReady(g, got)
 		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
 	})
-	expectEvent(t, ad, appdeployment.EventAnalysisResumed, "ProviderError")
+	// Resumed from ProviderError, or from NoData when the first answers after
+	// the restart still lack a whole window of samples.
+	expectEvent(t, ad, appdeployment.EventAnalysisResumed, "Analysis resumed")
+	expectEvent(t, ad, appdeployment.EventAnalysisPaused, "Prometheus has not answered")
 }
 
 // keyOf is the key of an object.

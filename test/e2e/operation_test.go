@@ -116,6 +116,23 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
+	// Releases, so the AppDeployment families have series of their own: a
+	// rolling update that ends (outcomes, rollout duration) and an analysed
+	// canary held for want of traffic (weight, measurements, analysis time).
+	rolling := app(ns, func(ad *platformv1.AppDeployment) {
+		ad.Name, ad.Spec.Strategy = "rolling", platformv1.Strategy{Type: platformv1.StrategyRolling}
+	})
+	held := analysedApp(ns, func(ad *platformv1.AppDeployment) { ad.Name = "held" })
+	for _, ad := range []*platformv1.AppDeployment{rolling, held} {
+		released(t, ad)
+	}
+	change(t, rolling, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+	change(t, held, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 + "-idle" })
+	waitAnalysed(t, held, func(g Gomega, got *platformv1.AppDeployment) {
+		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseNoData), got.Status.Message)
+	})
+	waitApp(t, rolling, func(g Gomega, got *platformv1.AppDeployment) { expectReady(g, got) })
+
 	token := scraperToken(t, ns)
 	endpoint := fmt.Sprintf("https://%s:%d/metrics", localwebhook.Host, leader(t).MetricsPort)
 
