@@ -60,13 +60,19 @@ func (c *Criterion) Threshold() string {
 	return c.operator(true) + " " + num(c.threshold)
 }
 
+// CriterionName is a criterion's name in status, events and metrics: its
+// name, else its metric's.
+func CriterionName(c platformv1.CanaryCriterion) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return string(c.Metric)
+}
+
 // Compile prepares a criterion; errors as CheckQuery/CheckCondition would give (the
 // controller only compiles admitted specs, so an error here is Invalid at measure time).
 func Compile(c platformv1.CanaryCriterion) (*Criterion, error) {
-	cr := &Criterion{name: c.Name, metric: c.Metric}
-	if cr.name == "" {
-		cr.name = string(c.Metric)
-	}
+	cr := &Criterion{name: CriterionName(c), metric: c.Metric}
 	switch {
 	case c.Metric != "" && c.Query != "":
 		return nil, errors.New("set exactly one of metric (a built-in measurement) or query (PromQL)")

@@ -64,3 +64,13 @@ func SetCondition(conds *[]metav1.Condition, c metav1.Condition, generation int6
 	c.LastTransitionTime = metav1.NewTime(now)
 	meta.SetStatusCondition(conds, c)
 }
+
+// Truncate shortens s to at most n characters (the unit of a schema's
+// maxLength), marking the cut.
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -47,10 +47,7 @@ func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion) fie
 	for i, c := range criteria {
 		p := path.Index(i)
 		errs = append(errs, criterion(p, c)...)
-		name := c.Name
-		if name == "" {
-			name = string(c.Metric)
-		}
+		name := analysis.CriterionName(c)
 		if j, dup := seen[name]; dup && name != "" {
 			errs = append(errs, field.Invalid(p.Child("name"), name,
 				fmt.Sprintf("criteria names must be unique: canaryCriteria[%d] is also %s "+

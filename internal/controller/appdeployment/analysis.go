@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +28,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/analysis"
+	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
 // The analysis judges a canary against its criteria in Prometheus. What it
@@ -286,14 +286,14 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 			old = *o
 		}
 		cs := platformv1.CriterionStatus{
-			Name: r.Name, LastResult: r.Result, MeasuredAt: &at, Message: truncate(r.Message, 1024),
+			Name: r.Name, LastResult: r.Result, MeasuredAt: &at, Message: reconcileutil.Truncate(r.Message, 1024),
 			Value: formatValue(r.Value), StableValue: formatValue(r.Stable), Samples: r.Samples,
 			Passes: ptr.To(count(old.Passes)), Fails: ptr.To(count(old.Fails)),
 			NoData: ptr.To(count(old.NoData)), Errors: ptr.To(count(old.Errors)),
 			ConsecutiveFails: ptr.To[int32](0), ConsecutiveNoData: ptr.To[int32](0),
 		}
 		if c := compiled[r.Name]; c != nil {
-			cs.Threshold = truncate(c.Threshold(), 1024)
+			cs.Threshold = reconcileutil.Truncate(c.Threshold(), 1024)
 		}
 		switch r.Result {
 		case platformv1.MeasurementPass:
@@ -346,18 +346,6 @@ func formatValue(v *float64) string {
 		return ""
 	}
 	return strconv.FormatFloat(*v, 'g', 6, 64)
-}
-
-// truncate shortens s to at most n bytes, on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("...")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
 }
 
 // analysisPauseReason is the reason of analysisPause alone.

@@ -153,7 +153,7 @@ func (m *measurer) measure(req *measureRequest) *measured {
 		var r analysis.Measurement
 		switch {
 		case err != nil:
-			r = analysis.Measurement{Name: criterionName(c), Result: platformv1.MeasurementInvalid, Message: err.Error()}
+			r = analysis.Measurement{Name: analysis.CriterionName(c), Result: platformv1.MeasurementInvalid, Message: err.Error()}
 		case req.key.preflight:
 			r = analysis.Preflight(ctx, m.provider, compiled, req.stable, at)
 		default:
@@ -175,14 +175,6 @@ func (m *measurer) forget(app types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.done, app)
-}
-
-// criterionName is a criterion's name in status: its name, else its metric.
-func criterionName(c platformv1.CanaryCriterion) string {
-	if c.Name != "" {
-		return c.Name
-	}
-	return string(c.Metric)
 }
 
 // noProvider is the Provider of a manager without a Prometheus address.

@@ -29,6 +29,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
 // DefaultManualRunGrace is how long a manual run may wait for a task that
@@ -92,7 +93,7 @@ func (r *Reconciler) checkOrphan(ctx context.Context, tr *platformv1.TaskRun, ob
 		}
 		obs.orphan = &orphanVerdict{platformv1.ReasonTaskCannotRun, fmt.Sprintf(
 			"Not started: ScheduleTask %s cannot run (Ready is False since %s, %s: %s)",
-			task.Name, c.LastTransitionTime.UTC().Format(time.RFC3339), c.Reason, truncate(c.Message, maxQuotedMessage))}
+			task.Name, c.LastTransitionTime.UTC().Format(time.RFC3339), c.Reason, reconcileutil.Truncate(c.Message, maxQuotedMessage))}
 	}
 	ctrl.LoggerFrom(ctx).Info("Ending manual run that cannot start", "taskRun", klog.KObj(tr),
 		"reason", obs.orphan.reason)
@@ -102,12 +103,3 @@ func (r *Reconciler) checkOrphan(ctx context.Context, tr *platformv1.TaskRun, ob
 // maxQuotedMessage bounds the part of the task's condition message a run's
 // message quotes, so that the run's message stays within its schema's bound.
 const maxQuotedMessage = 1024
-
-// truncate shortens s to at most n characters, marking the cut.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
