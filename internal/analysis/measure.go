@@ -120,8 +120,8 @@ func Compile(c platformv1.CanaryCriterion) (*Criterion, error) {
 type Measurement struct {
 	Name    string
 	Result  platformv1.MeasurementResult // Pass, Fail, NoData, Error, Invalid
-	Value   *float64                     // canary (or, for a preflight, stable) value when one was read
-	Stable  *float64                     // stable value when compareToStable
+	Value   *float64                     // canary value when one was read
+	Stable  *float64                     // stable value: with compareToStable, and in a preflight
 	Samples *int64                       // the measured track's samples, when a sample guard ran
 	Message string                       // one line for people: "error_rate 0.12% <= 0.5% (n=812)"
 }
@@ -185,7 +185,7 @@ func Preflight(ctx context.Context, p Provider, c *Criterion, stable Vars, at ti
 	case platformv1.MeasurementError, platformv1.MeasurementInvalid:
 		return m.finish(r.result, c.name+": "+r.detail)
 	case "":
-		m.Value = ptr.To(r.value)
+		m.Stable = ptr.To(r.value)
 		return m.finish(platformv1.MeasurementPass,
 			c.name+": queries answer: stable "+num(r.value)+c.unit()+samplesNote(r.samples))
 	}

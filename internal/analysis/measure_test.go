@@ -568,7 +568,7 @@ func TestPreflight_OnlyErrorsAndInvalidQueriesMatter(t *testing.T) {
 		name:      "a number passes whatever the threshold",
 		criterion: errorRate,
 		replies:   map[string]reply{stableSamples: vector("812"), stableValue: vector("7")},
-		want: Measurement{Name: "error_rate", Result: platformv1.MeasurementPass, Value: ptr.To(7.0),
+		want: Measurement{Name: "error_rate", Result: platformv1.MeasurementPass, Stable: ptr.To(7.0),
 			Samples: ptr.To[int64](812), Message: "error_rate: queries answer: stable 7% (n=812)"},
 		asked: []string{stableSamples, stableValue},
 	}, {

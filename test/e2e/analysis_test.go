@@ -25,7 +25,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -91,9 +93,9 @@ func TestAnalysis_DesignDocumentsManifestIsPromotedOnEvidence(t *testing.T) {
 	})
 	got := waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
-		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
 	})
-	if o := got.Status.LastOutcome; o.Result != platformv1.OutcomePromoted || o.Version != "v1.2.4" {
+	if o := got.Status.LastOutcome; o.Result != platformv1.OutcomePromoted || o.Version != v124 {
 		t.Fatalf("outcome %+v", o)
 	}
 	if v := watch.Violations(); len(v) > 0 || watch.Completed() == 0 {
@@ -124,7 +126,7 @@ func TestAnalysis_BadCanaryRollsBackAfterFailureLimitFailsAndStatusWatchExits1(t
 		!strings.Contains(o.Message, "2 measurements in a row") {
 		t.Fatalf("outcome %+v", o)
 	}
-	if got.Status.StableVersion != "v1.2.3" {
+	if got.Status.StableVersion != v123 {
 		t.Fatalf("stable %s after the rollback", got.Status.StableVersion)
 	}
 	ready := meta.FindStatusCondition(got.Status.Conditions, platformv1.ConditionReady)
@@ -150,7 +152,7 @@ func TestAnalysis_CanaryWithoutTrafficPausesWithNoDataAndIsNeverPromoted(t *test
 	NewWithT(t).Consistently(func(g Gomega) {
 		got := &platformv1.AppDeployment{}
 		g.Expect(cluster.Client.Get(t.Context(), keyOf(ad), got)).To(Succeed())
-		g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+		g.Expect(got.Status.StableVersion).To(Equal(v123))
 		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseNoData))
 		g.Expect(got.Status.Canary.Analysis.Criteria[0].Passes).To(HaveValue(BeZero()))
 	}).WithTimeout(20 * time.Second).WithPolling(time.Second).Should(Succeed())
@@ -158,6 +160,53 @@ func TestAnalysis_CanaryWithoutTrafficPausesWithNoDataAndIsNeverPromoted(t *test
 		t.Fatalf("completions %d, NoData seen %v", watch.Completed(), watch.Saw(platformv1.MeasurementNoData))
 	}
 	expectEvent(t, ad, appdeployment.EventAnalysisPaused, "no data")
+}
+
+func TestAnalysis_QueryOfSeveralSeriesPausesInThePreflightWithNothingChanged(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t)
+	ad := analysedApp(ns, nil)
+	released(t, ad)
+	// One series per response code: a configuration error only Prometheus's
+	// answer reveals, which the preflight gets for the stable track once
+	// Prometheus has a window of it.
+	selector := `namespace="{{namespace}}",app="{{name}}",track="{{track}}"`
+	perCode := `sum by (code) (rate(http_requests_total{` + selector + `}[{{interval}}]))`
+	stable := strings.NewReplacer("{{namespace}}", ns, "{{name}}", ad.Name, "{{track}}", platformv1.TrackStable,
+		"{{interval}}", "5s").Replace(perCode)
+	NewWithT(t).Eventually(func(g Gomega) {
+		v, err := prometheus.Query(t.Context(), stable)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(v).To(HaveLen(2))
+	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+	change(t, ad, func(got *platformv1.AppDeployment) {
+		got.Spec.Image = image124
+		got.Spec.Strategy.CanaryCriteria = append(got.Spec.Strategy.CanaryCriteria, platformv1.CanaryCriterion{
+			Name: "requests-per-second", Query: perCode, SuccessCondition: "result > 1",
+		})
+	})
+	got := waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		g.Expect(got.Status.Phase).To(Equal(platformv1.PhasePaused), got.Status.Message)
+		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseInvalidQuery))
+	})
+	if !strings.Contains(got.Status.Message, "requests-per-second: invalid query: 2 series returned") ||
+		got.Status.StableVersion != v123 || got.Status.Canary.Analysis.PreflightAt != nil {
+		t.Fatalf("status %+v: want the preflight held, naming the criterion", got.Status)
+	}
+	err := cluster.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: ad.Name + platformv1.CanarySuffix},
+		&appsv1.Deployment{})
+	if !apierrors.IsNotFound(err) {
+		t.Fatalf("canary Deployment: %v, want none before the preflight answers", err)
+	}
+	expectEvent(t, ad, appdeployment.EventAnalysisPaused, "2 series returned")
+	// The criterion corrected: the canary goes on by itself and is promoted.
+	change(t, ad, func(got *platformv1.AppDeployment) {
+		got.Spec.Strategy.CanaryCriteria[1].Query = `sum(rate(http_requests_total{` + selector + `}[{{interval}}]))`
+	})
+	waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
+	})
 }
 
 func TestAnalysis_CompareToStableCatchesACanaryWorseThanStableUnderTheThreshold(t *testing.T) {
@@ -239,7 +288,7 @@ func TestAnalysis_PrometheusStoppedMidAnalysisPausesAndResumesByItself(t *testin
 		g.Expect(got.Status.Phase).To(Equal(platformv1.PhasePaused), got.Status.Message)
 		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseProviderError))
 	})
-	if got.Status.StableVersion != "v1.2.3" || got.Status.Canary == nil {
+	if got.Status.StableVersion != v123 || got.Status.Canary == nil {
 		t.Fatalf("during the outage: stable %s, canary %+v: nothing may be rolled back or promoted",
 			got.Status.StableVersion, got.Status.Canary)
 	}
@@ -247,7 +296,7 @@ func TestAnalysis_PrometheusStoppedMidAnalysisPausesAndResumesByItself(t *testin
 	restarted = true
 	waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
-		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
 	})
 	// Resumed from ProviderError, or from NoData when the first answers after
 	// the restart still lack a whole window of samples.

@@ -44,10 +44,12 @@ import (
 
 const releaseTimeout = 90 * time.Second
 
-// Images of the tests' releases.
+// Versions and images of the tests' releases.
 const (
-	image123 = "harbor.example.com/order-service:v1.2.3"
-	image124 = "harbor.example.com/order-service:v1.2.4"
+	v123     = "v1.2.3"
+	v124     = "v1.2.4"
+	image123 = "harbor.example.com/order-service:" + v123
+	image124 = "harbor.example.com/order-service:" + v124
 	image125 = "harbor.example.com/order-service:v1.2.5"
 )
 
@@ -165,7 +167,7 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 	released(t, ad)
 
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
-	waitingForPromotion(t, ad, "v1.2.4")
+	waitingForPromotion(t, ad, v124)
 	// The weight is what the pods are: 1 canary pod beside 3 stable ones
 	// is 25 %, and 33 % once a stable pod has made room.
 	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
@@ -184,7 +186,7 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 	request(t, ad, platformv1.PromoteAnnotation)
 	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
-		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
 	})
 	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomePromoted))
 	g.Expect(got.Status.Revisions).To(HaveLen(2))
@@ -208,7 +210,7 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 		g.Expect(deployment(g, t, ns, "order-service").Status.ReadyReplicas).To(Equal(int32(3)))
 	})
 	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeAborted))
-	g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+	g.Expect(got.Status.StableVersion).To(Equal(v124))
 	g.Expect(got.Spec.Image).To(HaveSuffix(":v1.2.5"), "the spec is left as the user wrote it")
 	if created, removed := rw.Canaries(); created != 2 || removed != 2 {
 		t.Errorf("%d canary Deployments created and %d removed, want 2 and 2", created, removed)
@@ -242,7 +244,7 @@ func TestAppDeployment_RollingAndRecreateReleaseWithoutACanary(t *testing.T) {
 			change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
 			got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 				expectReady(g, got)
-				g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+				g.Expect(got.Status.StableVersion).To(Equal(v124))
 			})
 			g.Expect(got.Status.LastOutcome.Reason).To(Equal(platformv1.ReasonRolledOut))
 			if created, _ := rw.Canaries(); created != 0 {
@@ -259,11 +261,11 @@ func TestAppDeployment_NewVersionDuringACanaryReplacesItFromTheStableVersion(t *
 	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
 	released(t, ad)
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
-	waitingForPromotion(t, ad, "v1.2.4")
+	waitingForPromotion(t, ad, v124)
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image125 })
 	got := waitingForPromotion(t, ad, "v1.2.5")
 	g := NewWithT(t)
-	g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+	g.Expect(got.Status.StableVersion).To(Equal(v123))
 	g.Eventually(func(g Gomega) {
 		canary := deployment(g, t, ns, "order-service-canary")
 		g.Expect(canary).NotTo(BeNil())
@@ -280,11 +282,11 @@ func TestAppDeployment_GoingBackToAPromotedVersionSkipsTheCanary(t *testing.T) {
 	ad := app(ns, nil)
 	released(t, ad)
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
-	waitingForPromotion(t, ad, "v1.2.4")
+	waitingForPromotion(t, ad, v124)
 	request(t, ad, platformv1.PromoteAnnotation)
 	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
-		g.Expect(got.Status.StableVersion).To(Equal("v1.2.4"))
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
 		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
 	})
 
@@ -292,7 +294,7 @@ func TestAppDeployment_GoingBackToAPromotedVersionSkipsTheCanary(t *testing.T) {
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image123 })
 	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
-		g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+		g.Expect(got.Status.StableVersion).To(Equal(v123))
 	})
 	NewWithT(t).Expect(got.Status.LastOutcome.Reason).To(Equal(platformv1.ReasonPreviousRevision))
 	if created, _ := rw.Canaries(); created != 0 {
@@ -307,7 +309,7 @@ func TestAppDeployment_ScalingDuringACanaryRecomputesTheSplit(t *testing.T) {
 	rw := harness.WatchRelease(t, cluster, ns, ad.Name, 3)
 	released(t, ad)
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
-	waitingForPromotion(t, ad, "v1.2.4")
+	waitingForPromotion(t, ad, v124)
 
 	rw.SetReplicas(10)
 	// kubectl scale, through the /scale subresource, as an autoscaler would.
@@ -356,7 +358,7 @@ func TestAppDeployment_ACanaryThatCannotStartFailsFastAndRollsBack(t *testing.T)
 			took := time.Since(start)
 			g := NewWithT(t)
 			g.Expect(got.Status.LastOutcome.Reason).To(Equal(tc.reason))
-			g.Expect(got.Status.StableVersion).To(Equal("v1.2.3"))
+			g.Expect(got.Status.StableVersion).To(Equal(v123))
 			ready := meta.FindStatusCondition(got.Status.Conditions, platformv1.ConditionReady)
 			g.Expect(ready.Reason).To(Equal(platformv1.ReasonRolledBack))
 			g.Expect(took).To(BeNumerically("<", tc.within),
@@ -379,7 +381,7 @@ func TestCLI_AppdeployStatusIsTheCIGate(t *testing.T) {
 	g.Expect(code).To(Equal(0), out)
 
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
-	waitingForPromotion(t, ad, "v1.2.4")
+	waitingForPromotion(t, ad, v124)
 	out, code = appdeploy(t, ns, "status", "order-service")
 	g.Expect(code).To(Equal(3), "paused for approval\n%s", out)
 
@@ -388,7 +390,7 @@ func TestCLI_AppdeployStatusIsTheCIGate(t *testing.T) {
 	g.Expect(code).To(Equal(0), out)
 	out, code = appdeploy(t, ns, "status", "order-service", "--watch", "--timeout", "90s")
 	g.Expect(code).To(Equal(0), out)
-	g.Expect(out).To(ContainSubstring("v1.2.4"))
+	g.Expect(out).To(ContainSubstring(v124))
 
 	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image125 })
 	waitingForPromotion(t, ad, "v1.2.5")

@@ -310,6 +310,11 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 			// An outage neither breaks nor makes a run of Fails or NoData.
 			*cs.ConsecutiveFails, *cs.ConsecutiveNoData = count(old.ConsecutiveFails), count(old.ConsecutiveNoData)
 		}
+		if !step {
+			// A preflight's answers are shown, not counted: its counts
+			// would read as evidence for a step that has not begun.
+			cs.Passes, cs.Fails, cs.NoData, cs.Errors, cs.ConsecutiveFails, cs.ConsecutiveNoData = nil, nil, nil, nil, nil, nil
+		}
 		out = append(out, cs)
 	}
 	a.Criteria = out
@@ -366,6 +371,9 @@ func (p *pass) analysisPause(c *platformv1.CanaryStatus) (platformv1.PauseReason
 	a, s := c.Analysis, analysisSettings(p.ad)
 	for _, cs := range a.Criteria {
 		if cs.LastResult == platformv1.MeasurementInvalid {
+			if strings.HasPrefix(cs.Message, cs.Name+" ") || strings.HasPrefix(cs.Message, cs.Name+":") {
+				return platformv1.PauseInvalidQuery, cs.Message
+			}
 			return platformv1.PauseInvalidQuery, fmt.Sprintf("criterion %s: %s", cs.Name, cs.Message)
 		}
 	}

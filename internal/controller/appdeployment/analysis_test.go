@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -188,6 +189,26 @@ func TestAnalysis_NoDataPausesAndNeverPromotesUntilDataArrives(t *testing.T) {
 	w.expectEvents(EventAnalysisResumed, EventPromoted)
 }
 
+func TestAnalysis_ReplacingAHeldCanaryIsNoResumption(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(0.1, 0.1)
+	prom.samples[platformv1.TrackCanary] = 0
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(60 * time.Second)
+	w.expectPhase(platformv1.PhasePaused, string(platformv1.PauseNoData))
+	w.events = nil
+	// A newer version replaces the canary the analysis held: that canary's
+	// hold did not end because data arrived, so no AnalysisResumed says so.
+	w.setImage(image125)
+	w.runFor(3 * time.Second)
+	if got := strings.Join(w.events, ","); strings.Contains(got, EventAnalysisResumed) {
+		t.Fatalf("events %s: a replaced canary is not resumed", got)
+	}
+	w.expectEvents(EventCanaryReplaced, EventCanaryStarted)
+}
+
 func TestAnalysis_OnNoDataRollbackRollsBackAfterFailureLimitNoData(t *testing.T) {
 	ad := analysedApp()
 	ad.Spec.Rollback.OnNoData = platformv1.NoDataRollback
@@ -261,6 +282,48 @@ func TestAnalysis_PreflightHoldsTheCanaryBeforeAnyPodWhilePrometheusIsDown(t *te
 	w.runFor(10 * time.Second)
 	if w.podsOf(platformv1.TrackCanary) != 1 {
 		t.Fatalf("%d canary pods once Prometheus answers, want 1", w.podsOf(platformv1.TrackCanary))
+	}
+}
+
+func TestAnalysis_InvalidQueryPausesNamingTheCriterionAndIsNeverPromoted(t *testing.T) {
+	refused := &promv1.Error{Type: promv1.ErrBadData, Msg: `1:1: parse error: unknown function with name "rat"`}
+	for _, c := range []struct {
+		name string
+		// at: how long the canary runs before Prometheus refuses its query.
+		at time.Duration
+	}{{"in the preflight", 0}, {"in a step", 12 * time.Second}} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t, analysedApp())
+			prom := newFakePrometheus(0.1, 0.1)
+			w.prometheus = prom
+			w.run()
+			w.setImage(image124)
+			w.runFor(c.at)
+			prom.set(func(f *fakePrometheus) { f.err = refused })
+			w.runFor(60 * time.Second)
+			w.expectPhase(platformv1.PhasePaused, string(platformv1.PauseInvalidQuery))
+			if msg := w.ad.Status.Message; !strings.Contains(msg, "error_rate: invalid") ||
+				strings.Count(msg, "error_rate") != 1 {
+				t.Fatalf("message %q: want the criterion named once, and why", msg)
+			}
+			if w.ad.Status.StableVersion != v123 {
+				t.Fatalf("stable %s: a canary whose query is refused was promoted", w.ad.Status.StableVersion)
+			}
+			preflight := w.ad.Status.Canary.Analysis.PreflightAt == nil
+			if preflight && (w.deployments[platformv1.TrackCanary] != nil || c.at > 0) {
+				t.Fatalf("preflight %v, canary Deployment %v", preflight, w.deployments[platformv1.TrackCanary] != nil)
+			}
+			if cs := w.ad.Status.Canary.Analysis.Criteria[0]; preflight && cs.Passes != nil {
+				t.Fatalf("criterion %+v: a preflight's answers count towards nothing", cs)
+			}
+			w.expectEvents(EventAnalysisPaused)
+			// Fixed where the query goes (a recording rule, a relabelling):
+			// the canary goes on by itself.
+			prom.set(func(f *fakePrometheus) { f.err = nil })
+			w.runFor(40 * time.Second)
+			w.run()
+			w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+		})
 	}
 }
 

@@ -95,10 +95,17 @@ func (p *pass) phaseEvents(old, cur *platformv1.AppDeploymentStatus) {
 		p.transition(corev1.EventTypeWarning, EventAnalysisPaused, "Pause", "Analysis holds the canary: "+cur.Message)
 	case old.Phase == platformv1.PhasePaused && old.PauseReason == platformv1.PauseManual:
 		p.transition(corev1.EventTypeNormal, EventResumed, "Resume", "Release resumed: "+cur.Message)
-	case old.Phase == platformv1.PhasePaused && analysisReason(old.PauseReason) && p.next.canary != nil:
+	case old.Phase == platformv1.PhasePaused && analysisReason(old.PauseReason) && sameCanary(old.Canary, cur.Canary):
 		p.transition(corev1.EventTypeNormal, EventAnalysisResumed, "Resume",
 			fmt.Sprintf("Analysis resumed (was %s): %s", old.PauseReason, cur.Message))
 	}
+}
+
+// sameCanary reports whether two statuses describe one canary: a hold
+// ends by itself only for the canary it held. A canary replaced by a newer
+// version, rolled back or aborted says so with its own event.
+func sameCanary(a, b *platformv1.CanaryStatus) bool {
+	return a != nil && b != nil && a.Revision == b.Revision
 }
 
 // analysisReason reports whether a pause reason is the analysis's.
