@@ -65,7 +65,7 @@ AppDeployment itself.`,
 		if printFlags.Wide() {
 			return o.PrintTable(appTable([]platformv1.AppDeployment{*ad}, o.Now()), printFlags, false, palette)
 		}
-		events, err := core.EventsAbout(ctx, c, kind, ad.Namespace, ad.Name, recentEvents)
+		events, err := core.EventsAbout(ctx, c, kind, ad, recentEvents)
 		if err != nil {
 			return err
 		}

@@ -28,14 +28,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// EventsAbout returns the last max events (events.k8s.io) regarding the
-// object kind ns/name, oldest first. It asks the server for only those, with
-// a field selector on regarding.kind and regarding.name, instead of reading
-// every event of the namespace. A user who may not list events gets none
-// rather than an error: events are an aside to what a command shows.
-func EventsAbout(ctx context.Context, c client.Client, kind, ns, name string, limit int) ([]eventsv1.Event, error) {
+// EventsAbout returns the last limit events (events.k8s.io) regarding obj,
+// of kind kind, oldest first. It asks the server for only those, with a
+// field selector on regarding.kind, regarding.name and, as kubectl describe
+// does, regarding.uid: an object deleted and created again under the same
+// name has events of its own, not its predecessor's. A user who may not
+// list events gets none rather than an error: events are an aside to what a
+// command shows.
+func EventsAbout(ctx context.Context, c client.Client, kind string, obj client.Object, limit int) ([]eventsv1.Event, error) {
+	fields := client.MatchingFields{"regarding.kind": kind, "regarding.name": obj.GetName()}
+	if uid := obj.GetUID(); uid != "" {
+		fields["regarding.uid"] = string(uid)
+	}
 	var list eventsv1.EventList
-	err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{"regarding.kind": kind, "regarding.name": name})
+	err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), fields)
 	if apierrors.IsForbidden(err) {
 		return nil, nil
 	}

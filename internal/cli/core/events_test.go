@@ -28,6 +28,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -35,10 +36,22 @@ import (
 
 var eventsNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
+// dataUID is the UID of the ScheduleTask "data" the tests ask about.
+const dataUID = types.UID("3f6d2c1e-0000-4000-8000-000000000001")
+
+// task is the ScheduleTask team/data, as a command has read it.
+func task() *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "data", UID: dataUID}}
+}
+
 func event(name, kind, object, reason string, ago time.Duration) *eventsv1.Event {
+	uid := types.UID("")
+	if object == "data" {
+		uid = dataUID
+	}
 	return &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: name},
-		Regarding:  corev1.ObjectReference{Kind: kind, Name: object, Namespace: "team"},
+		Regarding:  corev1.ObjectReference{Kind: kind, Name: object, Namespace: "team", UID: uid},
 		Reason:     reason, Type: corev1.EventTypeNormal, Note: reason + " " + object,
 		EventTime: metav1.NewMicroTime(eventsNow.Add(-ago)),
 	}
@@ -50,6 +63,9 @@ func eventsClient(funcs interceptor.Funcs, objs ...client.Object) client.Client 
 	return fake.NewClientBuilder().WithObjects(objs...).WithInterceptorFuncs(funcs).
 		WithIndex(&eventsv1.Event{}, "regarding.name", func(o client.Object) []string { return []string{o.(*eventsv1.Event).Regarding.Name} }).
 		WithIndex(&eventsv1.Event{}, "regarding.kind", func(o client.Object) []string { return []string{o.(*eventsv1.Event).Regarding.Kind} }).
+		WithIndex(&eventsv1.Event{}, "regarding.uid", func(o client.Object) []string {
+			return []string{string(o.(*eventsv1.Event).Regarding.UID)}
+		}).
 		Build()
 }
 
@@ -60,8 +76,9 @@ func TestEventsAbout_OnlyTheObjectsNewestOldestFirst(t *testing.T) {
 		event("e3", "ScheduleTask", "data", "Second", 30*time.Minute),
 		event("e4", "ScheduleTask", "other", "Elsewhere", time.Minute),
 		event("e5", "Pod", "data", "NotATask", time.Minute),
+		predecessor(event("e6", "ScheduleTask", "data", "OfTheDeletedTask", 5*time.Minute)),
 	)
-	got, err := EventsAbout(t.Context(), c, "ScheduleTask", "team", "data", 2)
+	got, err := EventsAbout(t.Context(), c, "ScheduleTask", task(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +100,18 @@ func TestEventsAbout_OnlyTheObjectsNewestOldestFirst(t *testing.T) {
 	}
 }
 
+// predecessor makes e an event of an earlier task of the same name, deleted
+// since.
+func predecessor(e *eventsv1.Event) *eventsv1.Event {
+	e.Regarding.UID = "3f6d2c1e-0000-4000-8000-000000000000"
+	return e
+}
+
 func TestEventsAbout_ForbiddenIsNoEvents(t *testing.T) {
 	c := eventsClient(interceptor.Funcs{List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
 		return apierrors.NewForbidden(schema.GroupResource{Group: "events.k8s.io", Resource: "events"}, "", nil)
 	}})
-	got, err := EventsAbout(t.Context(), c, "ScheduleTask", "team", "data", 10)
+	got, err := EventsAbout(t.Context(), c, "ScheduleTask", task(), 10)
 	if err != nil || len(got) != 0 {
 		t.Errorf("EventsAbout = %v, %v; want no events and no error", got, err)
 	}

@@ -65,7 +65,7 @@ With -o wide, the task's row of list; with any other -o, the ScheduleTask itself
 			table := taskTable([]platformv1.ScheduleTask{*st}, map[string][]platformv1.TaskRun{ns + "/" + st.Name: runs}, o.Now())
 			return o.PrintTable(table, printFlags, false, palette)
 		}
-		events, err := core.EventsAbout(ctx, c, "ScheduleTask", ns, st.Name, recentEvents)
+		events, err := core.EventsAbout(ctx, c, "ScheduleTask", st, recentEvents)
 		if err != nil {
 			return err
 		}

@@ -362,8 +362,9 @@ func (p *pass) analysisPauseReason(c *platformv1.CanaryStatus) platformv1.PauseR
 // analysisPause says why the analysis holds a running canary, if it does:
 // a query Prometheus refused (InvalidQuery, never promoted), Prometheus not
 // answering past the grace (ProviderError; at once during the preflight),
-// or no data to judge by (NoData, with onNoData Pause). It resumes by
-// itself when the next measurement finds otherwise.
+// or no data to judge by failureLimit measurements in a row (NoData, with
+// onNoData Pause). It resumes by itself when the next measurement finds
+// otherwise.
 func (p *pass) analysisPause(c *platformv1.CanaryStatus) (platformv1.PauseReason, string) {
 	if !p.analyzed() || c.Analysis == nil {
 		return "", ""
@@ -387,8 +388,11 @@ func (p *pass) analysisPause(c *platformv1.CanaryStatus) (platformv1.PauseReason
 		return platformv1.PauseProviderError, msg
 	}
 	if s.onNoData == platformv1.NoDataPause {
+		// As many NoData in a row as onNoData Rollback needs to roll back:
+		// one scrape missing from a window holds the step (NoData is no
+		// Pass) without flipping the phase, and a CI job waiting on it.
 		for _, cs := range a.Criteria {
-			if cs.LastResult == platformv1.MeasurementNoData {
+			if cs.LastResult == platformv1.MeasurementNoData && count(cs.ConsecutiveNoData) >= s.failureLimit {
 				return platformv1.PauseNoData, cs.Message
 			}
 		}

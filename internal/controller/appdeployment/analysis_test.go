@@ -189,6 +189,33 @@ func TestAnalysis_NoDataPausesAndNeverPromotesUntilDataArrives(t *testing.T) {
 	w.expectEvents(EventAnalysisResumed, EventPromoted)
 }
 
+func TestAnalysis_OneMissingWindowHoldsTheStepWithoutPausing(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(0.1, 0.1)
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	for w.ad.Status.Canary == nil || w.ad.Status.Canary.Analysis == nil || len(w.ad.Status.Canary.Analysis.Criteria) == 0 {
+		w.runFor(time.Second)
+	}
+	// One measurement finds no samples (a scrape missed), then data again.
+	prom.set(func(f *fakePrometheus) { f.samples[platformv1.TrackCanary] = 0 })
+	for w.ad.Status.Canary.Analysis.Criteria[0].LastResult != platformv1.MeasurementNoData {
+		w.runFor(time.Second)
+	}
+	prom.set(func(f *fakePrometheus) { f.samples[platformv1.TrackCanary] = 600 })
+	if w.ad.Status.Phase == platformv1.PhasePaused {
+		t.Fatalf("paused (%s) on one NoData; failureLimit is 2", w.ad.Status.Message)
+	}
+	passes := count(w.ad.Status.Canary.Analysis.Criteria[0].Passes)
+	w.runFor(20 * time.Second)
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if got := strings.Join(w.events, ","); strings.Contains(got, EventAnalysisPaused) || passes >= 3 {
+		t.Fatalf("events %s, %d passes before the NoData: want no pause, and the step held", got, passes)
+	}
+}
+
 func TestAnalysis_ReplacingAHeldCanaryIsNoResumption(t *testing.T) {
 	w := newWorld(t, analysedApp())
 	prom := newFakePrometheus(0.1, 0.1)
