@@ -46,6 +46,7 @@ import (
 	"github.com/example/platform-operator/internal/certs"
 	"github.com/example/platform-operator/internal/controller"
 	"github.com/example/platform-operator/internal/controller/taskrun"
+	opmetrics "github.com/example/platform-operator/internal/metrics"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/tracing"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
@@ -207,6 +208,7 @@ func main() {
 
 	restConfig := ctrl.GetConfigOrDie()
 	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
+	opmetrics.CountWrites(restConfig)
 	cacheOpts, err := controller.CacheOptions()
 	if err != nil {
 		setupLog.Error(err, "Unable to build the cache options")

@@ -67,6 +67,11 @@ const (
 	ScheduleTaskLabel = "platform.example.com/scheduletask"
 	// RunNowAnnotation on a ScheduleTask asks for one manual run each time its value changes.
 	RunNowAnnotation = "platform.example.com/run-now"
+	// ScheduleTaskFinalizer lets the operator cancel a task's active runs
+	// before garbage collection removes them. The mutating webhook puts it
+	// on every task it admits at creation (saving the operator a write per
+	// task); the operator adds it to a task that arrived without it.
+	ScheduleTaskFinalizer = "platform.example.com/cancel-runs"
 )
 
 // Bounds of a ScheduleTask's lists and strings. The manager caches every

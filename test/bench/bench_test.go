@@ -34,8 +34,9 @@ func TestMain(m *testing.M) {
 
 // TestBench_SmallRunKeepsTheInvariants runs the whole benchmark at a small
 // size and asserts what does not depend on the machine's speed: no writes
-// when idle or after a restart, one TaskRun per Job, every burst run
-// recorded, and convergence within twice the bare client's time.
+// when idle or after a restart, at most three writes per new task, one
+// TaskRun per Job, every burst run recorded, and convergence within twice
+// the bare client's time.
 func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Tasks, cfg.BurstTasks, cfg.MemoryTasks, cfg.MemoryRuns = 100, 20, 100, 400
@@ -57,6 +58,10 @@ func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 	}
 	if r := res.Convergence.Ratio; r <= 0 || r > 2 {
 		t.Errorf("convergence took %.2f times the bare client's time, want at most 2", r)
+	}
+	if w := res.Convergence.ManagerWritesPer; w <= 0 || w > targetWrites {
+		t.Errorf("%.2f manager writes per new task (%s), want at most %d", w,
+			writesBy(res.Convergence.WritesPerTaskBy), targetWrites)
 	}
 	if got := res.Recording.Runs; got != cfg.BurstTasks {
 		t.Errorf("%d runs of the burst recorded, want %d", got, cfg.BurstTasks)

@@ -43,6 +43,11 @@ type sample struct {
 	// writes counts the manager's POST, PUT, PATCH and DELETE requests to the
 	// API server (client-go's rest_client_requests_total).
 	writes float64
+	// stored counts the manager's writes of stored objects by
+	// "verb resource[/subresource]" (platform_operator_api_writes_total);
+	// reviews its access and token reviews, which store nothing.
+	stored  map[string]float64
+	reviews float64
 	// reconciles counts finished reconciles of every controller.
 	reconciles float64
 	// depth is the sum of the controllers' work queue depths.
@@ -126,6 +131,18 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 			s.writes += m.GetCounter().GetValue()
 		}
 	}
+	s.stored = map[string]float64{}
+	for _, m := range families["platform_operator_api_writes_total"].GetMetric() {
+		if reviewGroups[label(m, "group")] {
+			s.reviews += m.GetCounter().GetValue()
+			continue
+		}
+		what := label(m, "verb") + " " + label(m, "resource")
+		if sub := label(m, "subresource"); sub != "" {
+			what += "/" + sub
+		}
+		s.stored[what] += m.GetCounter().GetValue()
+	}
 	s.reconciles = sum(families["controller_runtime_reconcile_total"])
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
@@ -156,6 +173,23 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 		s.taskQueueWait = append(s.taskQueueWait, bucket{le: math.Inf(1), count: float64(m.GetHistogram().GetSampleCount())})
 	}
 	return s, nil
+}
+
+// reviewGroups are the API groups whose creates ask a question and store
+// nothing: SubjectAccessReviews and the like, which admission asks.
+var reviewGroups = map[string]bool{"authorization.k8s.io": true, "authentication.k8s.io": true}
+
+// storedWrites is the writes of stored objects between two samples, in all
+// and by what was written.
+func storedWrites(before, after sample) (total float64, by map[string]float64) {
+	by = map[string]float64{}
+	for what, n := range after.stored {
+		if d := n - before.stored[what]; d > 0 {
+			by[what] = d
+			total += d
+		}
+	}
+	return total, by
 }
 
 // get returns the body of a GET of url.

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -300,4 +301,30 @@ func TestAdmission_AcceptsGoodObjectsAndStoresDefaults(t *testing.T) {
 	if storedRun.Spec.Trigger != platformv1.TriggerManual || storedRun.Labels[platformv1.ScheduleTaskLabel] != "plain" {
 		t.Errorf("stored run lacks its defaults: trigger %q labels %v", storedRun.Spec.Trigger, storedRun.Labels)
 	}
+}
+
+func TestAdmission_TheFinalizerIsSetAtCreationAndKeptByServerSideApply(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	alice := userClient(t, ns, "alice", []rbacv1.PolicyRule{platformRule, cronJobRule})
+
+	// The answer to a create is the object as stored, after admission and
+	// before the operator has seen it.
+	st := testutil.NewScheduleTask(ns, "created")
+	g.Expect(alice.Create(ctx, st)).To(Succeed())
+	g.Expect(st.Finalizers).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
+
+	// Applied twice by its author, who never wrote the finalizer: the
+	// second apply keeps it, since the author's field manager does not own it.
+	applied := testutil.NewScheduleTask(ns, "applied")
+	applied.TypeMeta = metav1.TypeMeta{APIVersion: platformv1.GroupVersion.String(), Kind: "ScheduleTask"}
+	apply := func(schedule string) *platformv1.ScheduleTask {
+		obj := applied.DeepCopy()
+		obj.Spec.Schedule = schedule
+		g.Expect(alice.Patch(ctx, obj, client.Apply, client.FieldOwner("alice"), client.ForceOwnership)).To(Succeed())
+		return obj
+	}
+	g.Expect(apply("0 3 * * *").Finalizers).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
+	g.Expect(apply("0 4 * * *").Finalizers).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
 }

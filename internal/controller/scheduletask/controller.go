@@ -53,7 +53,7 @@ const jobTaskField = "metadata.labels." + platformv1.ScheduleTaskLabel
 
 // Finalizer lets the operator cancel a task's active runs before garbage
 // collection removes them.
-const Finalizer = "platform.example.com/cancel-runs"
+const Finalizer = platformv1.ScheduleTaskFinalizer
 
 // ControllerName names the controller in logs, metrics and traces.
 const ControllerName = "scheduletask"

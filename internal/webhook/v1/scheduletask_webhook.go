@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -36,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -49,7 +51,7 @@ import (
 // equal to interpretedTaskAnnotations.
 //
 // +kubebuilder:webhook:path=/validate-platform-example-com-v1-scheduletask,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=vscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/run-now', 'platform.example.com/run-now-requested-by'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
-// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-scheduletask,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=mscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"run-now-change","expression":"request.operation == 'CREATE' ? has(object.metadata.annotations) && 'platform.example.com/run-now' in object.metadata.annotations : object.metadata.?annotations[?'platform.example.com/run-now'] != oldObject.metadata.?annotations[?'platform.example.com/run-now']"}]}`
+// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-scheduletask,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=mscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"create-or-run-now-change","expression":"request.operation == 'CREATE' || object.metadata.?annotations[?'platform.example.com/run-now'] != oldObject.metadata.?annotations[?'platform.example.com/run-now']"}]}`
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // ScheduleTaskWebhook rejects ScheduleTasks that the schema cannot judge,
@@ -142,15 +144,20 @@ func (v *ScheduleTaskWebhook) validate(ctx context.Context, st *platformv1.Sched
 	return invalid(platformv1.GroupVersion.WithKind("ScheduleTask").GroupKind(), st.Name, errs)
 }
 
-// Default records who asked for a run: whenever a request sets or changes
-// run-now, the run-now requester annotation becomes the requesting user, and
-// the operator copies it to the TaskRun it starts. The matchConditions call
-// this webhook only for such requests; the check here is for an installation
+// Default puts the operator's finalizer on a task at its creation, so the
+// operator need not write the task once more to add it, and records who
+// asked for a run: whenever a request sets or changes run-now, the run-now
+// requester annotation becomes the requesting user, and the operator copies
+// it to the TaskRun it starts. The matchConditions call this webhook only
+// for creates and such updates; the checks here are for an installation
 // without them.
 func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.ScheduleTask) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return err
+	}
+	if req.Operation == admissionv1.Create && st.DeletionTimestamp.IsZero() {
+		controllerutil.AddFinalizer(st, platformv1.ScheduleTaskFinalizer)
 	}
 	var oldAnnotations map[string]string
 	if len(req.OldObject.Raw) > 0 {
