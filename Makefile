@@ -120,10 +120,14 @@ test-chaos: tools ## Run the fault tests at full size: SIGKILLed managers, leade
 	@echo "=== layer: fault tests $(CHAOS_FLAGS) (kwok cluster)"
 	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 40m $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
 
+# The benchmark's suites to run (comma-separated; all when empty): convergence,
+# recording, memory, coldstart, idle, maxsize.
+SUITES ?=
+
 .PHONY: bench
-bench: tools ## Measure convergence, run recording, memory, idle writes and cold start on a kwok cluster; figures in bench/results/.
+bench: tools ## Measure convergence, run recording, memory, idle writes and cold start on a kwok cluster; figures in bench/results/. SUITES=convergence,recording,...: only those.
 	go build -o "$(LOCALBIN)/bench" ./test/bench
-	"$(LOCALBIN)/bench"
+	BENCH_SUITES="$(SUITES)" "$(LOCALBIN)/bench"
 
 # go test fuzzes one target per run, so this finds every `func FuzzXxx` in the
 # test files go list reports (build tags and module boundaries respected) and

@@ -47,8 +47,8 @@ func init() {
 // requestInfo parses a request's path as the API server does: the same
 // parser, so a path means the same resource on both sides.
 var requestInfo = &apirequest.RequestInfoFactory{
-	APIPrefixes:          sets.String(sets.New("api", "apis")),
-	GrouplessAPIPrefixes: sets.String(sets.New("api")),
+	APIPrefixes:          sets.String(sets.New("api", "apis")), //nolint:staticcheck // the parser's field is a sets.String
+	GrouplessAPIPrefixes: sets.String(sets.New("api")),         //nolint:staticcheck // the parser's field is a sets.String
 }
 
 // CountWrites makes every client built from cfg count its writes in

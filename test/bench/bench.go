@@ -82,6 +82,30 @@ type config struct {
 	// MaxSizeTasks are added last, at the API's size limits, for the
 	// memory a tenant can make the manager hold per task; 0 skips them.
 	MaxSizeTasks int `json:"maxSizeTasks"`
+	// Suites are the figures measured, in the order of suites; all of them
+	// when empty.
+	Suites []string `json:"suites,omitempty"`
+}
+
+// The suites of the benchmark, in the order they run. Each builds on what
+// the ones before it left in the cluster when they ran: memory grows the
+// convergence tasks to MemoryTasks (or creates them all), and cold start,
+// idle writes and the size limits measure the cluster as memory left it.
+const (
+	suiteConvergence = "convergence"
+	suiteRecording   = "recording"
+	suiteMemory      = "memory"
+	suiteColdStart   = "coldstart"
+	suiteIdle        = "idle"
+	suiteMaxSize     = "maxsize"
+)
+
+// suites lists every suite in order.
+var suites = []string{suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize}
+
+// runs reports whether the configuration measures suite.
+func (c config) runs(suite string) bool {
+	return len(c.Suites) == 0 || slices.Contains(c.Suites, suite)
 }
 
 // syncPeriod is the manager's --sync-period during the benchmark: short
@@ -117,10 +141,10 @@ type results struct {
 	Config  config    `json:"config"`
 
 	Convergence struct {
-		Tasks            int     `json:"tasks"`
-		OperatorSeconds  float64 `json:"operatorSeconds"`
-		BaselineSeconds  float64 `json:"baselineSeconds"`
-		Ratio            float64 `json:"ratio"`
+		Tasks           int     `json:"tasks"`
+		OperatorSeconds float64 `json:"operatorSeconds"`
+		BaselineSeconds float64 `json:"baselineSeconds"`
+		Ratio           float64 `json:"ratio"`
 		// ManagerWritesPer counts the manager's writes of stored objects
 		// per new task; WritesPerTaskBy splits them by "verb resource";
 		// AccessReviewsPer the access reviews admission asked for, which
@@ -243,6 +267,8 @@ type bench struct {
 	res    *results
 	// pprofPort serves the manager's /debug/pprof/.
 	pprofPort int
+	// converged is the number of tasks the convergence suite left.
+	converged int
 }
 
 // run measures the five figures on a new kwok cluster.
@@ -271,8 +297,10 @@ func run(ctx context.Context, cfg config) (*results, error) {
 
 	// The baseline runs before the operator exists, so nothing reacts to its
 	// objects, and without admission webhooks: the strictest yardstick.
-	if err := b.baseline(ctx); err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+	if cfg.runs(suiteConvergence) {
+		if err := b.baseline(ctx); err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
 	}
 	b.operator, err = harness.StartOperator(ctx, c, harness.OperatorOptions{Args: b.managerArgs()})
 	if err != nil {
@@ -283,17 +311,20 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		return nil, err
 	}
 	steps := []struct {
-		name string
-		fn   func(context.Context) error
+		suite, name string
+		fn          func(context.Context) error
 	}{
-		{"convergence", b.convergence},
-		{"run recording", b.recording},
-		{"memory", b.memory},
-		{"cold start", b.coldStart},
-		{"idle writes", b.idle},
-		{"tasks at the size limits", b.maxSize},
+		{suiteConvergence, "convergence", b.convergence},
+		{suiteRecording, "run recording", b.recording},
+		{suiteMemory, "memory", b.memory},
+		{suiteColdStart, "cold start", b.coldStart},
+		{suiteIdle, "idle writes", b.idle},
+		{suiteMaxSize, "tasks at the size limits", b.maxSize},
 	}
 	for _, s := range steps {
+		if !cfg.runs(s.suite) {
+			continue
+		}
 		harness.Logf("bench: %s", s.name)
 		start := time.Now()
 		if err := s.fn(ctx); err != nil {
@@ -418,6 +449,7 @@ func (b *bench) convergence(ctx context.Context) error {
 	}
 	c := &b.res.Convergence
 	c.Tasks = b.cfg.Tasks
+	b.converged = b.cfg.Tasks
 	c.OperatorSeconds = last.Sub(start).Seconds()
 	c.Ratio = c.OperatorSeconds / c.BaselineSeconds
 	after, err := quiesce(ctx, b.manager, 3*time.Second, 10*time.Minute)
@@ -524,7 +556,8 @@ func (b *bench) recording(ctx context.Context) error {
 // included) with MemoryRuns finished runs, and reads the manager's memory
 // once it is idle.
 func (b *bench) memory(ctx context.Context) error {
-	extra := b.cfg.MemoryTasks - b.cfg.Tasks
+	// The convergence tasks count towards MemoryTasks when that suite ran.
+	extra := b.cfg.MemoryTasks - b.converged
 	if err := b.createNamespace(ctx, nsMemory); err != nil {
 		return err
 	}

@@ -110,6 +110,17 @@ func configFromEnv(cfg config) (config, error) {
 			*p = n
 		}
 	}
+	if v := os.Getenv("BENCH_SUITES"); v != "" {
+		cfg.Suites = nil
+		for name := range strings.SplitSeq(v, ",") {
+			name = strings.TrimSpace(name)
+			if !slices.Contains(suites, name) {
+				return cfg, fmt.Errorf("BENCH_SUITES=%q: %q is no suite; the suites are %s", v, name,
+					strings.Join(suites, ", "))
+			}
+			cfg.Suites = append(cfg.Suites, name)
+		}
+	}
 	if v := os.Getenv("BENCH_QPS"); v != "" {
 		q, err := strconv.ParseFloat(v, 64)
 		if err != nil || q <= 0 {
@@ -161,6 +172,29 @@ func printTable(w io.Writer, r *results) {
 		m.Cores, m.CPU, m.MemoryGiB, m.Kernel, m.Go, r.Config.QPS, r.Config.Burst, r.Config.Workers)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tfigure\tmeasured\ttarget\tmet")
+	rows := map[string]func(io.Writer, *results){
+		suiteConvergence: convergenceRows, suiteRecording: recordingRows, suiteMemory: memoryRows,
+		suiteMaxSize: maxSizeRows, suiteIdle: idleRows, suiteColdStart: coldStartRows,
+	}
+	// The rows in the figures' order; the size limits are figure 3b.
+	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart}
+	for _, suite := range order {
+		if r.Config.runs(suite) {
+			rows[suite](tw, r)
+		} else {
+			fmt.Fprintf(tw, "-\t%s\tnot run (BENCH_SUITES)\t-\t-\n", suite)
+		}
+	}
+	_ = tw.Flush()
+	if len(r.Duplicates) == 0 {
+		fmt.Fprintln(w, "\nevery Job has exactly one TaskRun")
+	} else {
+		fmt.Fprintf(w, "\n%d Jobs without exactly one TaskRun, e.g. %s\n", len(r.Duplicates), r.Duplicates[0])
+	}
+}
+
+// convergenceRows are figure 1's rows: convergence and writes per task.
+func convergenceRows(tw io.Writer, r *results) {
 	c := r.Convergence
 	row(tw, "1", fmt.Sprintf("convergence, %d tasks", c.Tasks),
 		fmt.Sprintf("operator %.1fs / bare client %.1fs = %.2f",
@@ -170,6 +204,10 @@ func printTable(w io.Writer, r *results) {
 		fmt.Sprintf("%.2f (%s); beside them %.2f access reviews", c.ManagerWritesPer, writesBy(c.WritesPerTaskBy),
 			c.AccessReviewsPer),
 		fmt.Sprintf("<= %d", targetWrites), c.Tasks > 0 && c.ManagerWritesPer <= targetWrites)
+}
+
+// recordingRows are figure 2's rows: recording under a burst.
+func recordingRows(tw io.Writer, r *results) {
 	rec := r.Recording
 	lat := func(s stats) string { return fmt.Sprintf("p50 %.2fs  p99 %.2fs  max %.2fs", s.P50, s.P99, s.Max) }
 	ok := func(s stats) bool { return s.Count > 0 && s.P99 <= targetP99 && s.Max <= targetMax }
@@ -186,19 +224,35 @@ func printTable(w io.Writer, r *results) {
 		bd.QueueWaitP50UpTo, bd.QueueWaitP99UpTo)
 	fmt.Fprintf(tw, "\tburst: runs recorded > %s after their Job\t%d (their Jobs' skew: %s)\t-\t-\n",
 		lateRun, bd.LateRuns, lat(bd.LateJobSkew))
+}
+
+// memoryRows are figure 3's row.
+func memoryRows(tw io.Writer, r *results) {
 	mem := r.Memory
 	row(tw, "3", fmt.Sprintf("memory, %d tasks and %d runs", mem.Tasks, mem.Runs),
 		fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", mem.RSSMiB, mem.PeakRSSMiB, mem.HeapMiB),
 		fmt.Sprintf("RSS <= %d MiB", targetRSSMiB), mem.Tasks > 0 && mem.RSSMiB <= targetRSSMiB)
+}
+
+// maxSizeRows are figure 3b's row, when tasks at the size limits were added.
+func maxSizeRows(tw io.Writer, r *results) {
 	if ms := r.MaxSize; ms.Tasks > 0 {
 		fmt.Fprintf(tw, "3b\tmemory, +%d tasks at the size limits\t"+
 			"RSS %.0f -> %.0f MiB, live heap %.0f -> %.0f MiB (%.0f KiB per task)\t-\t-\n",
 			ms.Tasks, ms.RSSBeforeMiB, ms.RSSAfterMiB, ms.HeapBeforeMiB, ms.HeapAfterMiB, ms.HeapPerTaskKiB)
 	}
+}
+
+// idleRows are figure 4's row.
+func idleRows(tw io.Writer, r *results) {
 	idle := r.Idle
 	idleFor := time.Duration(idle.Seconds * float64(time.Second)).Round(time.Second)
 	row(tw, "4", fmt.Sprintf("idle writes, %s with full resyncs", idleFor),
 		fmt.Sprintf("%.0f writes (%.0f reconciles)", idle.Writes, idle.Reconciles), "0", idle.Seconds > 0 && idle.Writes == 0)
+}
+
+// coldStartRows are figure 5's row.
+func coldStartRows(tw io.Writer, r *results) {
 	cold := r.ColdStart
 	// A time target is met by the figure, or by the same run showing it
 	// within 10 % of what a bare client takes for the same reads.
@@ -208,12 +262,6 @@ func printTable(w io.Writer, r *results) {
 			cold.ReadySeconds, cold.FloorSeconds, ratio(cold.ReadySeconds, cold.FloorSeconds), cold.Writes, cold.Reconciles),
 		fmt.Sprintf("<= %ds or <= %.1f x bare, 0 writes", targetReadySec, floorMargin),
 		cold.Reconciles > 0 && (cold.ReadySeconds <= targetReadySec || nearFloor) && cold.Writes == 0)
-	_ = tw.Flush()
-	if len(r.Duplicates) == 0 {
-		fmt.Fprintln(w, "\nevery Job has exactly one TaskRun")
-	} else {
-		fmt.Fprintf(w, "\n%d Jobs without exactly one TaskRun, e.g. %s\n", len(r.Duplicates), r.Duplicates[0])
-	}
 }
 
 // writesBy lists writes by what was written, most first: "1.00 create

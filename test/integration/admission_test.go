@@ -28,6 +28,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -319,12 +321,17 @@ func TestAdmission_TheFinalizerIsSetAtCreationAndKeptByServerSideApply(t *testin
 	// second apply keeps it, since the author's field manager does not own it.
 	applied := testutil.NewScheduleTask(ns, "applied")
 	applied.TypeMeta = metav1.TypeMeta{APIVersion: platformv1.GroupVersion.String(), Kind: "ScheduleTask"}
-	apply := func(schedule string) *platformv1.ScheduleTask {
+	apply := func(schedule string) []string {
 		obj := applied.DeepCopy()
 		obj.Spec.Schedule = schedule
-		g.Expect(alice.Patch(ctx, obj, client.Apply, client.FieldOwner("alice"), client.ForceOwnership)).To(Succeed())
-		return obj
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		g.Expect(err).NotTo(HaveOccurred())
+		delete(m, "status")
+		u := &unstructured.Unstructured{Object: m}
+		g.Expect(alice.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("alice"),
+			client.ForceOwnership)).To(Succeed())
+		return u.GetFinalizers()
 	}
-	g.Expect(apply("0 3 * * *").Finalizers).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
-	g.Expect(apply("0 4 * * *").Finalizers).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
+	g.Expect(apply("0 3 * * *")).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
+	g.Expect(apply("0 4 * * *")).To(ConsistOf(platformv1.ScheduleTaskFinalizer))
 }
