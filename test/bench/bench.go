@@ -166,11 +166,17 @@ type results struct {
 		Burst burstDiagnosis `json:"burst"`
 	} `json:"recording"`
 	Memory struct {
-		Tasks      int     `json:"tasks"`
-		Runs       int     `json:"runs"`
-		RSSMiB     float64 `json:"rssMiB"`
-		PeakRSSMiB float64 `json:"peakRssMiB"`
-		HeapMiB    float64 `json:"heapInuseMiB"`
+		Tasks  int     `json:"tasks"`
+		Runs   int     `json:"runs"`
+		RSSMiB float64 `json:"rssMiB"`
+		// LiveHeapMiB is the heap in use right after a collection; Objects
+		// what each cached object holds of it by kind, RestMiB what is left
+		// (the informers' indexes and keys, queues, the program itself).
+		LiveHeapMiB float64       `json:"liveHeapMiB"`
+		Objects     []objectBytes `json:"bytesPerCachedObject"`
+		RestMiB     float64       `json:"restOfLiveHeapMiB"`
+		PeakRSSMiB  float64       `json:"peakRssMiB"`
+		HeapMiB     float64       `json:"heapInuseMiB"`
 	} `json:"memory"`
 	Idle struct {
 		Seconds    float64 `json:"seconds"`
@@ -639,6 +645,21 @@ func (b *bench) memory(ctx context.Context) error {
 	m := &b.res.Memory
 	m.Tasks, m.Runs = b.cfg.MemoryTasks, b.cfg.MemoryRuns
 	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = rss/(1<<20), peak/(1<<20), s.heapInuse/(1<<20)
+	// Where the live heap goes: the cached objects by kind, and the rest
+	// (indexes, keys, queues, the program).
+	live, err := b.liveMemory(ctx)
+	if err != nil {
+		return err
+	}
+	if m.Objects, err = b.objectSizes(ctx); err != nil {
+		return err
+	}
+	m.LiveHeapMiB = live.heap / (1 << 20)
+	rest := live.heap
+	for _, o := range m.Objects {
+		rest -= o.Bytes * float64(o.Objects)
+	}
+	m.RestMiB = rest / (1 << 20)
 	return nil
 }
 

@@ -232,6 +232,14 @@ func memoryRows(tw io.Writer, r *results) {
 	row(tw, "3", fmt.Sprintf("memory, %d tasks and %d runs", mem.Tasks, mem.Runs),
 		fmt.Sprintf("RSS %.0f MiB (peak %.0f MiB), Go heap in use %.0f MiB", mem.RSSMiB, mem.PeakRSSMiB, mem.HeapMiB),
 		fmt.Sprintf("RSS <= %d MiB", targetRSSMiB), mem.Tasks > 0 && mem.RSSMiB <= targetRSSMiB)
+	if mem.LiveHeapMiB > 0 {
+		parts := make([]string, 0, len(mem.Objects))
+		for _, o := range mem.Objects {
+			parts = append(parts, fmt.Sprintf("%s %.0f B x %d", o.Kind, o.Bytes, o.Objects))
+		}
+		fmt.Fprintf(tw, "3a\tlive heap by cached kind\t%.0f MiB live: %s; the rest %.0f MiB\t-\t-\n",
+			mem.LiveHeapMiB, strings.Join(parts, ", "), mem.RestMiB)
+	}
 }
 
 // maxSizeRows are figure 3b's row, when tasks at the size limits were added.
