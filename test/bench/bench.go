@@ -655,11 +655,11 @@ func (b *bench) memory(ctx context.Context) error {
 		return err
 	}
 	m.LiveHeapMiB = live.heap / (1 << 20)
-	rest := live.heap
+	others := live.heap
 	for _, o := range m.Objects {
-		rest -= o.Bytes * float64(o.Objects)
+		others -= o.Bytes * float64(o.Objects)
 	}
-	m.RestMiB = rest / (1 << 20)
+	m.RestMiB = others / (1 << 20)
 	return nil
 }
 
