@@ -234,6 +234,18 @@ type burstDiagnosis struct {
 	// seen; LateJobSkew is the CronJob controller's skew of their Jobs.
 	LateRuns    int   `json:"lateRuns"`
 	LateJobSkew stats `json:"lateJobSkew"`
+	// Requests is the manager's API requests of every verb; LimiterWait
+	// their mean wait in its client's rate limiter and LimiterWaitP99UpTo
+	// a bound on the p99 of that wait; APISeconds the mean time the API
+	// server took to answer them.
+	Requests           float64 `json:"requests"`
+	LimiterWait        float64 `json:"limiterWaitSeconds"`
+	LimiterWaitP99UpTo float64 `json:"limiterWaitP99UpToSeconds"`
+	APISeconds         float64 `json:"apiSeconds"`
+	// CPUSeconds is the manager's CPU time over the burst, and Seconds the
+	// burst's length, from its first Job to its last run finished.
+	CPUSeconds float64 `json:"cpuSeconds"`
+	Seconds    float64 `json:"seconds"`
 }
 
 // lateRun is when a run counts as recorded late in the burst diagnosis.
@@ -243,13 +255,18 @@ const lateRun = 10 * time.Second
 // toRun and skew are per Job, in the same order.
 func diagnoseBurst(before, after sample, toRun, skew []time.Duration) burstDiagnosis {
 	d := burstDiagnosis{
-		TaskPasses:       after.taskPasses - before.taskPasses,
-		TaskPassErrors:   after.taskErrors - before.taskErrors,
-		Writes:           after.writes - before.writes,
-		PassSeconds:      meanDelta(before.taskPassTime, after.taskPassTime),
-		RunPassSeconds:   meanDelta(before.runPassTime, after.runPassTime),
-		QueueWaitP50UpTo: quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.50),
-		QueueWaitP99UpTo: quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.99),
+		TaskPasses:         after.taskPasses - before.taskPasses,
+		TaskPassErrors:     after.taskErrors - before.taskErrors,
+		Writes:             after.writes - before.writes,
+		PassSeconds:        meanDelta(before.taskPassTime, after.taskPassTime),
+		RunPassSeconds:     meanDelta(before.runPassTime, after.runPassTime),
+		QueueWaitP50UpTo:   quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.50),
+		QueueWaitP99UpTo:   quantileUpTo(before.taskQueueWait, after.taskQueueWait, 0.99),
+		Requests:           after.apiTime.count - before.apiTime.count,
+		LimiterWait:        meanDelta(before.limiterWait, after.limiterWait),
+		LimiterWaitP99UpTo: quantileUpTo(before.limiterBuckets, after.limiterBuckets, 0.99),
+		APISeconds:         meanDelta(before.apiTime, after.apiTime),
+		CPUSeconds:         after.cpuSeconds - before.cpuSeconds,
 	}
 	var lateSkew []time.Duration
 	for i, t := range toRun {
@@ -528,6 +545,7 @@ func (b *bench) recording(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("waiting for %d recorded runs of %s (have %d Jobs): %w", b.cfg.BurstTasks, minute, len(notes), err)
 	}
+	burstEnd := time.Now()
 	toRun := make([]time.Duration, 0, len(notes))
 	toSucceeded := make([]time.Duration, 0, len(notes))
 	skew := make([]time.Duration, 0, len(notes))
@@ -548,6 +566,7 @@ func (b *bench) recording(ctx context.Context) error {
 	r.Runs = len(notes)
 	r.JobToRun, r.CompletionToSucceeded, r.CronJobSkew = newStats(toRun), newStats(toSucceeded), newStats(skew)
 	r.Burst = diagnoseBurst(before, after, toRun, skew)
+	r.Burst.Seconds = burstEnd.Sub(minute).Seconds()
 	select {
 	case b.res.BurstProfile = <-profiled:
 	case <-ctx.Done():

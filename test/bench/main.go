@@ -224,6 +224,11 @@ func recordingRows(tw io.Writer, r *results) {
 		bd.QueueWaitP50UpTo, bd.QueueWaitP99UpTo)
 	fmt.Fprintf(tw, "\tburst: runs recorded > %s after their Job\t%d (their Jobs' skew: %s)\t-\t-\n",
 		lateRun, bd.LateRuns, lat(bd.LateJobSkew))
+	fmt.Fprintf(tw, "\tburst: API requests, client limiter, CPU\t"+
+		"%.0f requests: limiter wait mean %.3fs (p99 <= %.3gs), API answer mean %.3fs; "+
+		"manager CPU %.1fs in %.0fs (%.0f%% of a core)\t-\t-\n",
+		bd.Requests, bd.LimiterWait, bd.LimiterWaitP99UpTo, bd.APISeconds, bd.CPUSeconds, bd.Seconds,
+		100*ratio(bd.CPUSeconds, bd.Seconds))
 }
 
 // memoryRows are figure 3's row.

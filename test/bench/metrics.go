@@ -63,6 +63,14 @@ type sample struct {
 	// taskQueueWait is the ScheduleTask work queue's wait histogram
 	// (workqueue_queue_duration_seconds): cumulative counts by upper bound.
 	taskQueueWait []bucket
+	// limiterWait is the time requests waited in the client's rate limiter
+	// (rest_client_rate_limiter_duration_seconds), apiTime the time the API
+	// server took to answer (rest_client_request_duration_seconds), both
+	// over every verb, with limiterBuckets the limiter's histogram.
+	limiterWait, apiTime sumCount
+	limiterBuckets       []bucket
+	// cpuSeconds is the manager's CPU time (process_cpu_seconds_total).
+	cpuSeconds float64
 }
 
 // sumCount is a histogram's sum and count.
@@ -143,6 +151,9 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 		}
 		s.stored[what] += m.GetCounter().GetValue()
 	}
+	s.limiterWait, s.limiterBuckets = histogramSum(families["rest_client_rate_limiter_duration_seconds"])
+	s.apiTime, _ = histogramSum(families["rest_client_request_duration_seconds"])
+	s.cpuSeconds = sum(families["process_cpu_seconds_total"])
 	s.reconciles = sum(families["controller_runtime_reconcile_total"])
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
@@ -173,6 +184,28 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 		s.taskQueueWait = append(s.taskQueueWait, bucket{le: math.Inf(1), count: float64(m.GetHistogram().GetSampleCount())})
 	}
 	return s, nil
+}
+
+// histogramSum adds up every series of a histogram family: the sum and
+// count of its observations, and its cumulative buckets.
+func histogramSum(f *dto.MetricFamily) (sumCount, []bucket) {
+	var total sumCount
+	var buckets []bucket
+	for _, m := range f.GetMetric() {
+		h := m.GetHistogram()
+		total.sum += h.GetSampleSum()
+		total.count += float64(h.GetSampleCount())
+		for i, b := range h.GetBucket() {
+			if i == len(buckets) {
+				buckets = append(buckets, bucket{le: b.GetUpperBound()})
+			}
+			buckets[i].count += float64(b.GetCumulativeCount())
+		}
+	}
+	if len(buckets) > 0 {
+		buckets = append(buckets, bucket{le: math.Inf(1), count: total.count})
+	}
+	return total, buckets
 }
 
 // reviewGroups are the API groups whose creates ask a question and store
