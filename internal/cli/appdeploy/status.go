@@ -141,10 +141,18 @@ func (o *options) watchStatus(ctx context.Context, c client.WithWatch, key clien
 	return o.verdict(ad, judge(ad), "")
 }
 
-// observed reports whether the status describes the current spec: written
-// for its generation, Ready condition included.
+// observed reports whether the status describes the current spec and the
+// requests made of it: written for its generation, Ready condition
+// included, and with every promote, abort or retry acknowledged. A request
+// the operator has not acted on yet is about to change the release (a
+// `promote` just sent turns "waiting for promotion" into a promotion), so
+// the status before it is no verdict. Requests wait while spec.paused holds
+// the release, and then the pause is the answer.
 func observed(ad *platformv1.AppDeployment) bool {
 	if ad.Status.ObservedGeneration != ad.Generation {
+		return false
+	}
+	if r := pendingRequest(ad); r != nil && !ad.Spec.Paused {
 		return false
 	}
 	ready := meta.FindStatusCondition(ad.Status.Conditions, platformv1.ConditionReady)
@@ -172,12 +180,33 @@ func judge(ad *platformv1.AppDeployment) int {
 	return exitNotDone
 }
 
+// pendingRequest is a request whose annotation holds a value the operator
+// has not acknowledged in status.handledRequests, nil when there is none.
+func pendingRequest(ad *platformv1.AppDeployment) *request {
+	for i := range requests {
+		r := &requests[i]
+		if v := ad.Annotations[r.annotation]; v != "" && v != r.handled(&ad.Status.HandledRequests) {
+			return r
+		}
+	}
+	return nil
+}
+
 // stateOf is the release's state in one line: "Paused (Approval): <the
-// status message>", or that the operator has not observed the spec yet.
+// status message>", or that the operator has not observed the spec or a
+// request yet.
 func stateOf(ad *platformv1.AppDeployment) string {
-	if !observed(ad) {
+	if ad.Status.ObservedGeneration != ad.Generation {
 		return fmt.Sprintf("Progressing: waiting for the operator to observe generation %d (the status is of generation %d)",
 			ad.Generation, ad.Status.ObservedGeneration)
+	}
+	if r := pendingRequest(ad); r != nil && !ad.Spec.Paused {
+		return fmt.Sprintf("Progressing: waiting for the operator to act on the %s request (%s=%s)",
+			r.verb, r.annotation, ad.Annotations[r.annotation])
+	}
+	if !observed(ad) {
+		return fmt.Sprintf("Progressing: waiting for the operator to observe generation %d (its Ready condition is of an older one)",
+			ad.Generation)
 	}
 	state := phaseOf(&ad.Status)
 	if ad.Status.Message != "" {

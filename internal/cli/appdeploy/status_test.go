@@ -150,6 +150,37 @@ func TestStatus_ExitCodeOfEachState(t *testing.T) {
 			wantErr: "api is paused (Approval): step 1/2, waiting for promotion; `kubectl appdeploy promote api` continues it",
 		},
 		{
+			// `promote` just sent: the waiting status is about to change.
+			name: "waiting for approval with a promote not acknowledged yet",
+			ad: withStatus(func(ad *platformv1.AppDeployment) {
+				notReady(platformv1.PhasePaused, platformv1.PauseApproval, platformv1.ReasonWaitingForApproval, "step 1/2, waiting for promotion")(ad)
+				ad.Annotations = map[string]string{platformv1.PromoteAnnotation: "2026-12-01T01:48:09Z"}
+			}),
+			code: 2,
+			out: "api Progressing: waiting for the operator to act on the promote request " +
+				"(platform.example.com/promote=2026-12-01T01:48:09Z)\n",
+		},
+		{
+			name: "a promote the operator acknowledged",
+			ad: withStatus(func(ad *platformv1.AppDeployment) {
+				notReady(platformv1.PhasePaused, platformv1.PauseApproval, platformv1.ReasonWaitingForApproval, "step 1/2, waiting for promotion")(ad)
+				ad.Annotations = map[string]string{platformv1.PromoteAnnotation: "2026-12-01T01:48:09Z"}
+				ad.Status.HandledRequests.Promote = "2026-12-01T01:48:09Z"
+			}),
+			code: 3,
+		},
+		{
+			// The operator holds requests while spec.paused does: the pause
+			// is the answer.
+			name: "a request held by spec.paused",
+			ad: withStatus(func(ad *platformv1.AppDeployment) {
+				notReady(platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, "step 1/2, paused")(ad)
+				ad.Spec.Paused = true
+				ad.Annotations = map[string]string{platformv1.AbortAnnotation: "2026-12-01T01:48:09Z"}
+			}),
+			code: 3,
+		},
+		{
 			name:    "paused by spec.paused",
 			ad:      withStatus(notReady(platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, "step 1/2, paused")),
 			code:    3,
