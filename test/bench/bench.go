@@ -443,7 +443,8 @@ func (b *bench) baseline(ctx context.Context) error {
 func cronJobCreatedEvent(st *platformv1.ScheduleTask) *eventsv1.Event {
 	now := metav1.NowMicro()
 	return &eventsv1.Event{
-		ObjectMeta: metav1.ObjectMeta{Namespace: st.Namespace, GenerateName: st.Name + "."},
+		// Named as client-go's recorder names events.
+		ObjectMeta: metav1.ObjectMeta{Namespace: st.Namespace, Name: fmt.Sprintf("%s.%x", st.Name, now.UnixNano())},
 		EventTime:  now, ReportingController: "platform-operator", ReportingInstance: "bench",
 		Action: "Create", Reason: "CronJobCreated", Type: corev1.EventTypeNormal,
 		Note: "Created CronJob " + st.Name,

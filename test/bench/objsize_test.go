@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"testing"
+	"unsafe"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/testutil/testenv"
+)
+
+// TestRetainedBytes_CountsWhatTheCacheKeepsAfterItsTransform measures Jobs
+// as the API server sends them, kept whole and kept through the manager's
+// own transform: both at least the Go struct, the transformed ones smaller.
+func TestRetainedBytes_CountsWhatTheCacheKeepsAfterItsTransform(t *testing.T) {
+	scheme := testenv.Scheme()
+	codec := protobuf.NewSerializer(scheme, scheme)
+	encoded := make([][]byte, 2000)
+	for i := range encoded {
+		job := &batchv1.Job{
+			TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: fmt.Sprintf("data-%08d", i),
+				UID:    "3f6d2c1e-0000-4000-8000-000000000001",
+				Labels: map[string]string{platformv1.ScheduleTaskLabel: "data",
+					platformv1.ManagedByLabel: platformv1.ManagedByValue, "batch.kubernetes.io/job-name": "x"}},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: "main", Image: "registry.example.com/data:v1", Command: []string{"/bin/run", "--all", "--verbose"},
+				Env: []corev1.EnvVar{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}},
+			}}}}},
+		}
+		var err error
+		if encoded[i], err = k8sruntime.Encode(codec, job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts, err := controller.CacheOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	transform, _ := cachingOf(opts, &batchv1.Job{})
+	whole, err := retainedBytes(encoded, codec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slim, err := retainedBytes(encoded, codec, transform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := float64(unsafe.Sizeof(batchv1.Job{}))
+	t.Logf("a Job kept whole: %.0f B; through the transform: %.0f B; the struct: %.0f B", whole, slim, size)
+	if slim < size || whole <= slim {
+		t.Errorf("a Job kept whole: %.0f B, through the cache's transform: %.0f B; want the struct's %.0f B <= slim < whole",
+			whole, slim, size)
+	}
+}
