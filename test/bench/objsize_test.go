@@ -43,7 +43,7 @@ func TestRetainedBytes_CountsWhatTheCacheKeepsAfterItsTransform(t *testing.T) {
 		job := &batchv1.Job{
 			TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: fmt.Sprintf("data-%08d", i),
-				UID:    "3f6d2c1e-0000-4000-8000-000000000001",
+				UID: "3f6d2c1e-0000-4000-8000-000000000001",
 				Labels: map[string]string{platformv1.ScheduleTaskLabel: "data",
 					platformv1.ManagedByLabel: platformv1.ManagedByValue, "batch.kubernetes.io/job-name": "x"}},
 			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
