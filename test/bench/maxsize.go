@@ -78,11 +78,12 @@ func (b *bench) maxSize(ctx context.Context) error {
 	return nil
 }
 
-// memoryReading is the manager's RSS and live Go heap, in bytes.
+// memoryReading is the manager's RSS and live Go heap (the bytes of the
+// objects allocated right after a collection), in bytes.
 type memoryReading struct{ rss, heap float64 }
 
 // liveMemory waits for the manager to be idle, has it collect garbage (the
-// heap profile endpoint with gc=1 does), and reads its RSS and heap in use.
+// heap profile endpoint with gc=1 does), and reads its RSS and live heap.
 func (b *bench) liveMemory(ctx context.Context) (memoryReading, error) {
 	if _, err := quiesce(ctx, b.manager, 10*time.Second, 30*time.Minute); err != nil {
 		return memoryReading{}, err
@@ -98,5 +99,5 @@ func (b *bench) liveMemory(ctx context.Context) (memoryReading, error) {
 	if err != nil {
 		return memoryReading{}, err
 	}
-	return memoryReading{rss: rss, heap: s.heapInuse}, nil
+	return memoryReading{rss: rss, heap: s.heapAlloc}, nil
 }

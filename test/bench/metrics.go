@@ -52,8 +52,10 @@ type sample struct {
 	reconciles float64
 	// depth is the sum of the controllers' work queue depths.
 	depth float64
-	// heapInuse is the Go heap in use, in bytes.
-	heapInuse float64
+	// heapInuse is the Go heap in use, in bytes (whole spans);
+	// heapAlloc the bytes of the objects allocated in it, which right after
+	// a collection is the live heap.
+	heapInuse, heapAlloc float64
 	// taskPasses counts the ScheduleTask controller's finished reconciles,
 	// taskErrors those that ended in an error.
 	taskPasses, taskErrors float64
@@ -157,6 +159,7 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	s.reconciles = sum(families["controller_runtime_reconcile_total"])
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
+	s.heapAlloc = sum(families["go_memstats_heap_alloc_bytes"])
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		if label(m, "controller") == scheduletask.ControllerName {
 			s.taskPasses += m.GetCounter().GetValue()
