@@ -62,9 +62,10 @@ func defaultConfig() config {
 		Burst:       400,
 		Workers:     16,
 		RunFor:      2 * time.Second,
-		// 500 tasks of about 33 KiB: about a minute to create and converge,
-		// and a heap growth well above the noise of the collector.
-		MaxSizeTasks: 500,
+		// 1,000 tasks of about 33 KiB, as many as the issue measures: about
+		// two minutes to create and converge, and a heap growth far above
+		// the noise of the collector.
+		MaxSizeTasks: 1000,
 	}
 }
 
