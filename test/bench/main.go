@@ -62,9 +62,8 @@ func defaultConfig() config {
 		Burst:       400,
 		Workers:     16,
 		RunFor:      2 * time.Second,
-		// 1,000 tasks of about 33 KiB: about
-		// two minutes to create and converge, and a heap growth far above
-		// the noise of the collector.
+		// 1,000 tasks of about 33 KiB: about two minutes to create and
+		// converge, and a heap growth far above the noise of the collector.
 		MaxSizeTasks: 1000,
 	}
 }
