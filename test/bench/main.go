@@ -49,7 +49,7 @@ import (
 	"github.com/example/platform-operator/test/harness"
 )
 
-// defaultConfig is the benchmark the issue asks for, with the manager's
+// defaultConfig is the benchmark at its full size, with the manager's
 // default client settings and workers.
 func defaultConfig() config {
 	return config{
