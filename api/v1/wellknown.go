@@ -55,6 +55,12 @@ const (
 	// active run of a task being deleted (ReasonCancelled).
 	StopReasonAnnotation  = "platform.example.com/stop-reason"
 	StopMessageAnnotation = "platform.example.com/stop-message"
+	// RecordedLabel on a run's Job says that the run's TaskRun has recorded
+	// it finished, so nothing the Job does can change the record any more.
+	// The operator sets it (value "true") and its cache selects only the
+	// children without it: the manager's memory follows the runs in progress,
+	// not the finished Jobs a CronJob's history keeps.
+	RecordedLabel = "platform.example.com/recorded"
 )
 
 // Reasons a run ended without its Job finishing, beside ReasonCancelled.

@@ -22,6 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,7 +58,8 @@ var stripManagedFields = cache.TransformStripManagedFields()
 
 // CacheOptions merges the kinds' blocks into the manager's cache options:
 // children are selected by the managed-by label, so memory follows what the
-// operator manages and not the size of the cluster; each child is
+// operator manages and not the size of the cluster, and without the recorded
+// label, so it follows what is still in progress (see ChildSelector); each child is
 // transformed by the block of the kind whose label it carries; nothing keeps
 // managedFields but the entries a block asks for.
 //
@@ -66,7 +68,10 @@ var stripManagedFields = cache.TransformStripManagedFields()
 // slimmed fields. Writes of slimmed objects are patches of the fields the
 // writer set, or do not happen (see each block).
 func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
-	managed := labels.SelectorFromSet(labels.Set{platformv1.ManagedByLabel: platformv1.ManagedByValue})
+	managed, err := ChildSelector()
+	if err != nil {
+		return cache.Options{}, err
+	}
 	byObject := map[client.Object]cache.ByObject{}
 	type child struct {
 		obj        client.Object
@@ -103,6 +108,22 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 		byObject[c.obj] = cache.ByObject{Label: managed, Transform: byKindLabel(c.transforms, c.keeps)}
 	}
 	return cache.Options{DefaultTransform: stripManagedFields, ByObject: byObject}, nil
+}
+
+// ChildSelector selects the children the manager caches: the objects the
+// operator made (platformv1.ManagedByLabel) that it has not finished with
+// (platformv1.RecordedLabel).
+func ChildSelector() (labels.Selector, error) {
+	managed, err := labels.NewRequirement(platformv1.ManagedByLabel, selection.Equals,
+		[]string{platformv1.ManagedByValue})
+	if err != nil {
+		return nil, err
+	}
+	open, err := labels.NewRequirement(platformv1.RecordedLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		return nil, err
+	}
+	return labels.NewSelector().Add(*managed, *open), nil
 }
 
 // byKindLabel returns a transform that applies, to an object carrying one of

@@ -30,6 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
@@ -42,6 +43,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
 // parse decodes a JSON literal as encoding/json does for both sides of Contains.
@@ -473,8 +476,10 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 		if _, ok := obj.(*batchv1.Job); !ok {
 			t.Fatalf("entry for %T", obj)
 		}
-		if got := by.Label.String(); got != "app.kubernetes.io/managed-by=platform-operator" {
-			t.Errorf("selector %q, want the managed-by label", got)
+		managed := labels.Set{platformv1.ManagedByLabel: platformv1.ManagedByValue}
+		recorded := labels.Set{platformv1.ManagedByLabel: platformv1.ManagedByValue, platformv1.RecordedLabel: "true"}
+		if !by.Label.Matches(managed) || by.Label.Matches(recorded) || by.Label.Matches(labels.Set{}) {
+			t.Errorf("selector %q, want the children with the managed-by label and without the recorded one", by.Label)
 		}
 		transform = by.Transform
 	}

@@ -382,6 +382,23 @@ func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
 		g.Expect(task.Status.LastSuccessfulTime.Time).To(BeTemporally("==", end))
 		g.Expect(task.Status.LastTaskRunName).To(Equal(job.Name))
 	}, timeout, poll).Should(Succeed())
+	// The record is final: the Job is marked so, and leaves the manager's
+	// cache, which then holds nothing of it; the task's status stands.
+	g.Eventually(func(g Gomega) {
+		live := &batchv1.Job{}
+		g.Expect(k8sClient.Get(ctx, key, live)).To(Succeed())
+		g.Expect(live.Labels).To(HaveKeyWithValue(platformv1.RecordedLabel, "true"))
+		err := managerCache.Get(ctx, key, &batchv1.Job{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the manager's cache still shows the Job: %v", err)
+	}, timeout, poll).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		task := getTask(g, client.ObjectKey{Namespace: ns, Name: "ok"})
+		g.Expect(task.Status.LastResult).To(Equal(platformv1.RunSucceeded))
+		g.Expect(task.Status.LastTaskRunName).To(Equal(job.Name))
+		var runs platformv1.TaskRunList
+		g.Expect(k8sClient.List(ctx, &runs, client.InNamespace(ns))).To(Succeed())
+		g.Expect(runs.Items).To(HaveLen(1), "the Job is not recorded again once the cache lets it go")
+	}, 3*time.Second, poll).Should(Succeed())
 	// `kubectl describe` tells the story: one event per transition, on the
 	// task and on the run.
 	g.Eventually(func(g Gomega) {

@@ -37,6 +37,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -83,6 +84,9 @@ const manualRunGrace = 3 * time.Second
 // k8sClient talks to the envtest API server without a cache, so every read
 // sees the server's current state.
 var k8sClient client.Client
+
+// managerCache is the manager's cache, for tests of what it holds.
+var managerCache cache.Cache
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -157,7 +161,7 @@ func run(m *testing.M) int {
 		cancel()
 		return 1
 	}
-	testEnv = env
+	testEnv, managerCache = env, mgr.GetCache()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

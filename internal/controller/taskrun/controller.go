@@ -92,7 +92,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=platform.example.com,resources=scheduletasks,verbs=get
-// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -105,8 +105,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// A finished run is a record: nothing changes it any more, not even a
 	// Job that the CronJob's history limit deletes later. This return is
 	// also what keeps the cache's slimmed copies of finished runs from ever
-	// being written back (see stripFinishedRun).
-	if tr.IsFinished() || !tr.DeletionTimestamp.IsZero() {
+	// being written back (see stripFinishedRun). Its Job is marked so that
+	// the cache lets it go.
+	if tr.IsFinished() {
+		r.writes.Forget(string(tr.UID))
+		return ctrl.Result{}, r.markRecorded(ctx, tr)
+	}
+	if !tr.DeletionTimestamp.IsZero() {
 		r.writes.Forget(string(tr.UID))
 		return ctrl.Result{}, nil
 	}
@@ -129,7 +134,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// before the operator set it): no event will tell of its progress.
 		res.RequeueAfter = uncachedJobPoll
 	}
-	return res, r.writeStatus(ctx, tr, buildStatus(tr, obs, r.Clock.Now()))
+	if err := r.writeStatus(ctx, tr, buildStatus(tr, obs, r.Clock.Now())); err != nil {
+		return ctrl.Result{}, err
+	}
+	if tr.IsFinished() {
+		// The echo of the status write that finished the run is not
+		// delivered (NotOwnEcho), so the Job is marked in this pass.
+		return ctrl.Result{}, r.markRecorded(ctx, tr)
+	}
+	return res, nil
 }
 
 // uncachedJobPoll is how often a run whose Job the cache does not show is

@@ -127,6 +127,20 @@ func TestBuildStatus_FollowsTheJob(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("status (-want +got):\n%s", diff)
 			}
+			// The cache keeps a pod slimmed (stripPod): the status built
+			// from what it keeps is the same.
+			cached := make([]*corev1.Pod, len(pods))
+			for i, p := range pods {
+				o, err := stripPod(p.DeepCopy())
+				if err != nil {
+					t.Fatal(err)
+				}
+				cached[i] = o.(*corev1.Pod)
+			}
+			got = buildStatus(tr, &observation{job: job, pods: cached}, now)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("status from the cached pods (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
