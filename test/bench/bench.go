@@ -41,6 +41,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
+	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 	"github.com/example/platform-operator/test/harness"
@@ -82,6 +83,9 @@ type config struct {
 	// MaxSizeTasks are added last, at the API's size limits, for the
 	// memory a tenant can make the manager hold per task; 0 skips them.
 	MaxSizeTasks int `json:"maxSizeTasks"`
+	// Curve are the task counts of the growth curve, each measured on a
+	// cluster of its own with runsPerTask runs per task.
+	Curve []int `json:"curve"`
 	// Suites are the figures measured, in the order of suites; all of them
 	// when empty.
 	Suites []string `json:"suites,omitempty"`
@@ -98,10 +102,14 @@ const (
 	suiteColdStart   = "coldstart"
 	suiteIdle        = "idle"
 	suiteMaxSize     = "maxsize"
+	// suiteCurve runs after the others, each size on a cluster of its own.
+	suiteCurve = "curve"
 )
 
 // suites lists every suite in order.
-var suites = []string{suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize}
+var suites = []string{
+	suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize, suiteCurve,
+}
 
 // runs reports whether the configuration measures suite.
 func (c config) runs(suite string) bool {
@@ -177,6 +185,19 @@ type results struct {
 		RestMiB     float64       `json:"restOfLiveHeapMiB"`
 		PeakRSSMiB  float64       `json:"peakRssMiB"`
 		HeapMiB     float64       `json:"heapInuseMiB"`
+		// FloorRSSMiB and FloorHeapMiB are the floor's: a bare client
+		// keeping what the manager's cache keeps (test/bench/cachefloor).
+		FloorRSSMiB  float64 `json:"floorRssMiB"`
+		FloorHeapMiB float64 `json:"floorLiveHeapMiB"`
+		// JobsInCache counts the Jobs the manager's cache selects once every
+		// run is recorded finished: 0, as each such Job is marked recorded.
+		JobsInCache int `json:"jobsInCache"`
+		// ManagerCPUSeconds, ManagerWrites and ReconcileP99Seconds are
+		// the manager's CPU time, writes of stored objects and reconcile
+		// p99 (every controller) from its start to this figure.
+		ManagerCPUSeconds   float64 `json:"managerCpuSeconds"`
+		ManagerWrites       float64 `json:"managerWrites"`
+		ReconcileP99Seconds float64 `json:"reconcileP99Seconds"`
 	} `json:"memory"`
 	Idle struct {
 		Seconds    float64 `json:"seconds"`
@@ -193,6 +214,8 @@ type results struct {
 	} `json:"coldStart"`
 	// MaxSize is the memory of tasks at the size limits (figure 3b).
 	MaxSize maxSizeResult `json:"maxSize"`
+	// Curve is the growth curve, a point per size (figure 6).
+	Curve []curvePoint `json:"curve,omitempty"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	Duplicates []string `json:"runsNotOnePerJob"`
 	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
@@ -297,6 +320,9 @@ type bench struct {
 // run measures the five figures on a new kwok cluster.
 func run(ctx context.Context, cfg config) (*results, error) {
 	res := &results{Started: time.Now().UTC(), Machine: describeMachine(), Config: cfg}
+	if !slices.ContainsFunc(suites, func(s string) bool { return s != suiteCurve && cfg.runs(s) }) {
+		return res, nil // the growth curve alone: each of its sizes runs on a cluster of its own
+	}
 	// The cluster's own controllers run without client-side rate limits, so
 	// that what is measured is the operator, not kube-controller-manager's
 	// default 20 requests a second for every Job it creates or completes.
@@ -665,6 +691,23 @@ func (b *bench) memory(ctx context.Context) error {
 	m := &b.res.Memory
 	m.Tasks, m.Runs = b.cfg.MemoryTasks, b.cfg.MemoryRuns
 	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = rss/(1<<20), peak/(1<<20), s.heapInuse/(1<<20)
+	m.ManagerCPUSeconds, m.ReconcileP99Seconds = s.cpuSeconds, quantile(s.reconcileTime, 0.99)
+	m.ManagerWrites, _ = storedWrites(sample{}, s)
+	selector, err := reconcileutil.ChildSelector()
+	if err != nil {
+		return err
+	}
+	var cached metav1.PartialObjectMetadataList
+	cached.SetGroupVersionKind(batchv1.SchemeGroupVersion.WithKind("JobList"))
+	if err := b.cluster.Client.List(ctx, &cached, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+		return err
+	}
+	m.JobsInCache = len(cached.Items)
+	floor, err := b.cacheFloor(ctx)
+	if err != nil {
+		return fmt.Errorf("the floor of the memory figure: %w", err)
+	}
+	m.FloorRSSMiB, m.FloorHeapMiB = floor.RSSBytes/(1<<20), floor.HeapAllocBytes/(1<<20)
 	// Where the live heap goes: the cached objects by kind, and the rest
 	// (indexes, keys, queues, the program).
 	live, err := b.liveMemory(ctx)

@@ -76,6 +76,9 @@ func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 	if res.Idle.Writes != 0 {
 		t.Errorf("the manager made %v writes while idle, want 0", res.Idle.Writes)
 	}
+	if n := res.Memory.JobsInCache; n != 0 {
+		t.Errorf("%d Jobs of finished runs still selected by the manager's cache, want 0", n)
+	}
 	if res.ColdStart.Writes != 0 {
 		t.Errorf("the manager made %v writes after a restart, want 0", res.ColdStart.Writes)
 	}

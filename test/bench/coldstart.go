@@ -18,31 +18,19 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/controller"
-	"github.com/example/platform-operator/internal/testutil/testenv"
+	"github.com/example/platform-operator/test/bench/internal/cached"
 	"github.com/example/platform-operator/test/harness"
 )
-
-// cachedKinds are the kinds the manager's controllers watch, so the kinds
-// its cache holds before it is ready.
-func cachedKinds() []client.Object {
-	return []client.Object{
-		&platformv1.ScheduleTask{}, &platformv1.TaskRun{}, &batchv1.CronJob{}, &batchv1.Job{}, &corev1.Pod{},
-		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{},
-	}
-}
 
 // coldStartProfileTime is how long the CPU profile of a cold start runs:
 // past the time to ready, into the first reconciles.
@@ -74,33 +62,44 @@ func (b *bench) profileFromStart(ctx context.Context, port int) []byte {
 // nothing else: no transforms, no indexes, no process to start. A manager
 // is ready no sooner than it has read every object it keeps.
 func (b *bench) bareCacheSync(ctx context.Context) (time.Duration, error) {
-	opts, err := controller.CacheOptions()
-	if err != nil {
-		return 0, err
-	}
-	opts.Scheme, opts.DefaultTransform = testenv.Scheme(), nil
-	for obj, by := range opts.ByObject {
-		by.Transform = nil
-		opts.ByObject[obj] = by
-	}
 	cfg := rest.CopyConfig(b.cluster.Config)
 	cfg.QPS, cfg.Burst = float32(b.cfg.QPS), b.cfg.Burst
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := time.Now()
-	c, err := cache.New(cfg, opts)
-	if err != nil {
+	if _, err := cached.Start(ctx, cfg, false); err != nil {
 		return 0, err
 	}
-	for _, obj := range cachedKinds() {
-		if _, err := c.GetInformer(ctx, obj); err != nil {
-			return 0, fmt.Errorf("informer for %T: %w", obj, err)
-		}
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return 0, errors.New("the bare cache did not sync")
-	}
 	return time.Since(start), nil
+}
+
+// cacheFloor is the floor of the memory figure: the resident memory of a
+// bare client that keeps what the manager's cache keeps, and nothing else
+// (test/bench/cachefloor), built and run as a process of its own with the
+// manager's client settings.
+func (b *bench) cacheFloor(ctx context.Context) (cached.Reading, error) {
+	dir, err := os.MkdirTemp("", "cachefloor-")
+	if err != nil {
+		return cached.Reading{}, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	bin := filepath.Join(dir, "cachefloor")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./test/bench/cachefloor")
+	build.Dir = b.cluster.Repo
+	if out, err := build.CombinedOutput(); err != nil {
+		return cached.Reading{}, fmt.Errorf("build: %w\n%s", err, out)
+	}
+	cmd := exec.CommandContext(ctx, bin, "--kubeconfig="+b.cluster.Kubeconfig,
+		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return cached.Reading{}, fmt.Errorf("%w: %s", err, stderr.String())
+	}
+	var r cached.Reading
+	if err := json.Unmarshal(out, &r); err != nil {
+		return cached.Reading{}, fmt.Errorf("read %q: %w", out, err)
+	}
+	return r, nil
 }

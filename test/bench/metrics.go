@@ -73,6 +73,9 @@ type sample struct {
 	limiterBuckets       []bucket
 	// cpuSeconds is the manager's CPU time (process_cpu_seconds_total).
 	cpuSeconds float64
+	// reconcileTime is every controller's reconcile time histogram
+	// (controller_runtime_reconcile_time_seconds), buckets added up.
+	reconcileTime []bucket
 }
 
 // sumCount is a histogram's sum and count.
@@ -114,6 +117,30 @@ func quantileUpTo(before, after []bucket, q float64) float64 {
 		}
 	}
 	return math.Inf(1)
+}
+
+// quantile estimates quantile q of a cumulative histogram as Prometheus's
+// histogram_quantile does: linearly within the bucket it falls in; 0 when
+// the histogram is empty, the last finite bound when q falls past it.
+func quantile(buckets []bucket, q float64) float64 {
+	if len(buckets) == 0 || buckets[len(buckets)-1].count == 0 {
+		return 0
+	}
+	rank := q * buckets[len(buckets)-1].count
+	lower, below := 0.0, 0.0
+	for _, b := range buckets {
+		if b.count >= rank {
+			if math.IsInf(b.le, 1) {
+				return lower
+			}
+			if b.count == below {
+				return b.le
+			}
+			return lower + (b.le-lower)*(rank-below)/(b.count-below)
+		}
+		lower, below = b.le, b.count
+	}
+	return lower
 }
 
 // scrape reads the manager's metrics; the benchmark runs it with
@@ -168,6 +195,7 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 			}
 		}
 	}
+	_, s.reconcileTime = histogramSum(families["controller_runtime_reconcile_time_seconds"])
 	for _, m := range families["controller_runtime_reconcile_time_seconds"].GetMetric() {
 		h := sumCount{m.GetHistogram().GetSampleSum(), float64(m.GetHistogram().GetSampleCount())}
 		switch label(m, "controller") {

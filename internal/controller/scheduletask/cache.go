@@ -18,6 +18,7 @@ package scheduletask
 
 import (
 	"encoding/json"
+	"maps"
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,6 +69,17 @@ func stripCronJob(obj any) (any, error) {
 	if cj, ok := obj.(*batchv1.CronJob); ok {
 		cj.Labels = reconcileutil.KeepKeys(cj.Labels, platformv1.ScheduleTaskLabel, platformv1.ManagedByLabel)
 		cj.Annotations = reconcileutil.KeepKeys(cj.Annotations, reconcileutil.AppliedHashAnnotation)
+		// The operator gives the CronJob, its job template and its pod
+		// template the same labels: one map holds them, a sixth of what
+		// the cached CronJob costs. The cache's objects are never written
+		// to (reads get deep copies), so sharing is safe.
+		tmpl := &cj.Spec.JobTemplate
+		if maps.Equal(tmpl.Labels, cj.Labels) {
+			tmpl.Labels = cj.Labels
+		}
+		if maps.Equal(tmpl.Spec.Template.Labels, cj.Labels) {
+			tmpl.Spec.Template.Labels = cj.Labels
+		}
 		cj.Status = batchv1.CronJobStatus{
 			LastScheduleTime:   cj.Status.LastScheduleTime,
 			LastSuccessfulTime: cj.Status.LastSuccessfulTime,

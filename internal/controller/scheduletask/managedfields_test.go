@@ -18,6 +18,7 @@ package scheduletask
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 
@@ -179,8 +180,12 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 		Status: batchv1.CronJobStatus{LastScheduleTime: &now, LastSuccessfulTime: &now,
 			Active: []corev1.ObjectReference{{Name: "t-1"}}},
 	}
+	own := func() map[string]string {
+		return map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue}
+	}
+	cj.Spec.JobTemplate.Labels, cj.Spec.JobTemplate.Spec.Template.Labels = own(), own()
 	want := cj.DeepCopy()
-	want.Labels = map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue}
+	want.Labels = own()
 	want.Annotations = map[string]string{reconcileutil.AppliedHashAnnotation: "h"}
 	want.Status.Active = nil
 	got, err := stripCronJob(cj)
@@ -189,5 +194,12 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("cached CronJob (-want +got):\n%s", d)
+	}
+	// The three equal label sets are one map in the cache.
+	kept := got.(*batchv1.CronJob)
+	top := reflect.ValueOf(kept.Labels).UnsafePointer()
+	if reflect.ValueOf(kept.Spec.JobTemplate.Labels).UnsafePointer() != top ||
+		reflect.ValueOf(kept.Spec.JobTemplate.Spec.Template.Labels).UnsafePointer() != top {
+		t.Error("the CronJob's, job template's and pod template's equal labels are not one map")
 	}
 }

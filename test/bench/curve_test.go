@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestQuantile_InterpolatesWithinTheBucket(t *testing.T) {
+	// 100 observations: 50 up to 0.1 s, 40 more up to 0.2 s, 10 up to 1 s.
+	buckets := []bucket{{0.1, 50}, {0.2, 90}, {1, 100}, {math.Inf(1), 100}}
+	for _, tt := range []struct{ q, want float64 }{{0.5, 0.1}, {0.7, 0.15}, {0.95, 0.6}, {0.25, 0.05}} {
+		if got := quantile(buckets, tt.q); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("quantile %.2f = %g, want %g", tt.q, got, tt.want)
+		}
+	}
+	if got := quantile(nil, 0.99); got != 0 {
+		t.Errorf("quantile of nothing = %g, want 0", got)
+	}
+}
+
+func TestCapacity_FitsALineThroughThePoints(t *testing.T) {
+	// 40 MiB, and 20 MiB and 10 CPU-seconds per 1,000 tasks, exactly.
+	points := make([]curvePoint, 0, 3)
+	for _, n := range []int{1000, 2000, 5000} {
+		k := float64(n) / 1000
+		points = append(points, curvePoint{Tasks: n, RSSMiB: 40 + 20*k, CPUSeconds: 10 * k})
+	}
+	c, ok := capacityOf(points)
+	if !ok {
+		t.Fatal("no capacity from three points")
+	}
+	if math.Abs(c.MiBPerKTask-20) > 1e-6 || math.Abs(c.BaseMiB-40) > 1e-6 || math.Abs(c.CPUPerKTask-10) > 1e-6 {
+		t.Errorf("capacity %+v, want 20 MiB per 1000 tasks over 40 MiB and 10 CPU-seconds per 1000", c)
+	}
+	// 512 MiB with a fifth spare is 409.6 MiB: (409.6 - 40) / 20 thousand tasks.
+	if c.TasksAt != 18480 {
+		t.Errorf("tasks within %v MiB: %d, want 18480", c.LimitMiB, c.TasksAt)
+	}
+	if _, ok := capacityOf(points[:1]); ok {
+		t.Error("a capacity from one point")
+	}
+}
+
+func TestSaveCurve_DrawsTheNewestPointOfEachSize(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	saved := map[string][]curvePoint{
+		"a.json": {{Tasks: 1000, RSSMiB: 999, Measured: old}, {Tasks: 2000, RSSMiB: 80, Measured: old}},
+		"b.json": {{Tasks: 1000, RSSMiB: 60, Measured: old.Add(time.Hour)}},
+	}
+	for name, points := range saved {
+		data, err := json.Marshal(map[string]any{"curve": points})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	points, err := savedPoints(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 || points[1000].RSSMiB != 60 || points[2000].RSSMiB != 80 {
+		t.Errorf("points %+v, want the newest of each size: 1000 at 60 MiB, 2000 at 80 MiB", points)
+	}
+	path, err := saveCurve(dir, []curvePoint{{Tasks: 5000, RSSMiB: 120, Measured: old.Add(2 * time.Hour)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := xml.Unmarshal(data, new(struct{})); err != nil {
+		t.Fatalf("the chart is not well-formed SVG: %v", err)
+	}
+	for _, pn := range curvePanels {
+		if !strings.Contains(string(data), pn.title) {
+			t.Errorf("the chart has no panel %q", pn.title)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cached says what the manager's cache holds, for the benchmark's
+// floors: a bare client that reads or keeps the same objects.
+package cached
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/testutil/testenv"
+)
+
+// Kinds are the kinds the manager's controllers watch, so the kinds its
+// cache holds before it is ready.
+func Kinds() []client.Object {
+	return []client.Object{
+		&platformv1.ScheduleTask{}, &platformv1.TaskRun{}, &batchv1.CronJob{}, &batchv1.Job{}, &corev1.Pod{},
+		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{},
+	}
+}
+
+// Start starts a cache of every kind of Kinds, with the manager's selection
+// of children (controller.CacheOptions), and waits until it holds them.
+// With transforms false it keeps whole objects; with true it keeps them as
+// the manager does. It has no index, no handler, nothing else: a floor.
+func Start(ctx context.Context, cfg *rest.Config, transforms bool) (cache.Cache, error) {
+	opts, err := controller.CacheOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.Scheme = testenv.Scheme()
+	if !transforms {
+		opts.DefaultTransform = nil
+		for obj, by := range opts.ByObject {
+			by.Transform = nil
+			opts.ByObject[obj] = by
+		}
+	}
+	c, err := cache.New(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range Kinds() {
+		if _, err := c.GetInformer(ctx, obj); err != nil {
+			return nil, fmt.Errorf("informer for %T: %w", obj, err)
+		}
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		return nil, errors.New("the cache did not sync")
+	}
+	return c, nil
+}
+
+// Reading is what the floor of the memory figure (test/bench/cachefloor)
+// prints once its cache is full and its resident memory has settled.
+type Reading struct {
+	RSSBytes       float64 `json:"rssBytes"`
+	HeapAllocBytes float64 `json:"heapAllocBytes"`
+	SyncSeconds    float64 `json:"syncSeconds"`
+}
