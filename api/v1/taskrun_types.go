@@ -17,6 +17,7 @@ limitations under the License.
 package v1
 
 import (
+	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -187,6 +188,14 @@ type TaskRunStatus struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	PodName string `json:"podName,omitempty"`
+
+	// runNumber is the run's place in the count of the runs its task ever
+	// started (the platform.example.com/run-number annotation the operator
+	// gives it), in the status so that the record carries it as a field;
+	// unset until the run is adopted.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	RunNumber int64 `json:"runNumber,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -244,6 +253,30 @@ func init() {
 // is a record that nothing changes any more.
 func (tr *TaskRun) IsFinished() bool {
 	return tr.Status.Phase == TaskRunSucceeded || tr.Status.Phase == TaskRunFailed
+}
+
+// MaxRunNumber is the highest run number the operator believes: 2^53, more
+// runs than a task firing every minute makes in ten billion years, and the
+// largest integer a JSON client in JavaScript reads exactly. A higher number
+// was written by hand, and counting on from it would overflow the count.
+const MaxRunNumber int64 = 1 << 53
+
+// RunNumber returns the run's number: its RunNumberAnnotation, or
+// status.runNumber where the annotation is not at hand (the manager caches a
+// finished run without its annotations); 0 when it has none yet, or one that
+// cannot be true (below 1 or above MaxRunNumber).
+func (tr *TaskRun) RunNumber() int64 {
+	n := tr.Status.RunNumber
+	if v, ok := tr.Annotations[RunNumberAnnotation]; ok {
+		var err error
+		if n, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return 0
+		}
+	}
+	if n < 1 || n > MaxRunNumber {
+		return 0
+	}
+	return n
 }
 
 // DueTime is when the run was asked for: its scheduled time, else its creation.

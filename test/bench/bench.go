@@ -752,6 +752,7 @@ func recordedRun(cj *batchv1.CronJob, job *batchv1.Job, number int64) *platformv
 func finishRun(tr *platformv1.TaskRun, at time.Time) {
 	t := metav1.NewTime(at)
 	tr.Status = platformv1.TaskRunStatus{
+		RunNumber:      tr.RunNumber(),
 		Phase:          platformv1.TaskRunSucceeded,
 		StartTime:      &t,
 		CompletionTime: &t,

@@ -73,7 +73,9 @@ type curvePoint struct {
 
 // runCurve measures each size of cfg.Curve, one after the other, each on a
 // cluster of its own, so a point does not carry what the one before it left.
-func runCurve(ctx context.Context, cfg config) ([]curvePoint, error) {
+// The size of the memory figure (MemoryTasks tasks, MemoryRuns runs) is that
+// figure too: when res did not measure it, it takes the curve's.
+func runCurve(ctx context.Context, cfg config, res *results) ([]curvePoint, error) {
 	points := make([]curvePoint, 0, len(cfg.Curve))
 	for _, n := range cfg.Curve {
 		pc := cfg
@@ -85,6 +87,9 @@ func runCurve(ctx context.Context, cfg config) ([]curvePoint, error) {
 			return points, fmt.Errorf("%d tasks: %w", n, err)
 		}
 		c, m := r.Convergence, r.Memory
+		if res.Memory.Tasks == 0 && m.Tasks == cfg.MemoryTasks && m.Runs == cfg.MemoryRuns {
+			res.Memory, res.HeapProfile = m, r.HeapProfile
+		}
 		points = append(points, curvePoint{
 			Tasks: n, Runs: m.Runs,
 			ConvergenceSeconds: c.OperatorSeconds, BaselineSeconds: c.BaselineSeconds,

@@ -79,7 +79,7 @@ func main() {
 	}
 	res, err := run(context.Background(), cfg)
 	if err == nil && cfg.runs(suiteCurve) {
-		res.Curve, err = runCurve(context.Background(), cfg)
+		res.Curve, err = runCurve(context.Background(), cfg, res)
 	}
 	if res != nil {
 		printTable(os.Stdout, res)
@@ -191,7 +191,7 @@ func printTable(w io.Writer, r *results) {
 	// The rows in the figures' order; the size limits are figure 3b.
 	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart, suiteCurve}
 	for _, suite := range order {
-		if r.Config.runs(suite) {
+		if r.Config.runs(suite) || suite == suiteMemory && r.Memory.Tasks > 0 { // the curve's, see runCurve
 			rows[suite](tw, r)
 		} else {
 			fmt.Fprintf(tw, "-\t%s\tnot run (BENCH_SUITES)\t-\t-\n", suite)

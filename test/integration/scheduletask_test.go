@@ -374,6 +374,7 @@ func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
 		g.Expect(tr.Status.CompletionTime.Time).To(BeTemporally("==", end))
 		g.Expect(tr.Status.Duration).To(Equal("7s"))
 		g.Expect(tr.Status.Attempts).To(Equal(int32(1)))
+		g.Expect(tr.Status.RunNumber).To(Equal(int64(1)), "the record carries its run number")
 		c := meta.FindStatusCondition(tr.Status.Conditions, platformv1.ConditionSucceeded)
 		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
 		task := getTask(g, client.ObjectKey{Namespace: ns, Name: "ok"})

@@ -172,14 +172,14 @@ func (r *Reconciler) listRuns(ctx context.Context, task *platformv1.ScheduleTask
 		client.MatchingFields{jobTaskField: task.Name}); err != nil {
 		return nil, fmt.Errorf("list Jobs: %w", err)
 	}
-	rs := &runSet{nextNumber: min(max(task.Status.TriggerCount, 0), maxRunNumber) + 1}
+	rs := &runSet{nextNumber: min(max(task.Status.TriggerCount, 0), platformv1.MaxRunNumber) + 1}
 	for i := range trs.Items {
 		tr := &trs.Items[i]
 		rs.runs = append(rs.runs, tr)
 		if tr.Spec.JobRef == nil && tr.DeletionTimestamp.IsZero() && foreignControlled(task, tr) {
 			rs.unadopted = append(rs.unadopted, tr.Name)
 		}
-		if n := runNumber(tr); n >= rs.nextNumber {
+		if n := tr.RunNumber(); n >= rs.nextNumber {
 			rs.nextNumber = n + 1
 		}
 	}
@@ -256,7 +256,7 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 			// Recorded already; the cache had not caught up. The status
 			// counts it now: its create event may have come and gone.
 			rs.runs = append(rs.runs, &existing)
-			if n := runNumber(&existing); n >= rs.nextNumber {
+			if n := existing.RunNumber(); n >= rs.nextNumber {
 				rs.nextNumber = n + 1
 			}
 			return nil
@@ -450,7 +450,7 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 // adoptRun gives a user's manual TaskRun the task's label, owner reference and
 // a run number, so it is found, counted and garbage-collected with the task.
 func (r *Reconciler) adoptRun(ctx context.Context, task *platformv1.ScheduleTask, rs *runSet, tr *platformv1.TaskRun) error {
-	if metav1.IsControlledBy(tr, task) && tr.Labels[platformv1.ScheduleTaskLabel] == task.Name && runNumber(tr) > 0 {
+	if metav1.IsControlledBy(tr, task) && tr.Labels[platformv1.ScheduleTaskLabel] == task.Name && tr.RunNumber() > 0 {
 		return nil
 	}
 	patch := client.MergeFrom(tr.DeepCopy())
@@ -458,12 +458,12 @@ func (r *Reconciler) adoptRun(ctx context.Context, task *platformv1.ScheduleTask
 		tr.Labels = map[string]string{}
 	}
 	tr.Labels[platformv1.ScheduleTaskLabel] = task.Name
-	if runNumber(tr) == 0 {
+	if tr.RunNumber() == 0 {
 		if tr.Annotations == nil {
 			tr.Annotations = map[string]string{}
 		}
 		tr.Annotations[platformv1.RunNumberAnnotation] = strconv.FormatInt(rs.nextNumber, 10)
-		rs.nextNumber = min(rs.nextNumber, maxRunNumber) + 1
+		rs.nextNumber = min(rs.nextNumber, platformv1.MaxRunNumber) + 1
 		// The reconcile that adopts a manual run is the one that starts it.
 		tracing.Annotate(ctx, tr.Annotations)
 	}
@@ -568,22 +568,6 @@ func scheduledTime(job *batchv1.Job) *metav1.Time {
 		return nil
 	}
 	return &metav1.Time{Time: t}
-}
-
-// maxRunNumber is the highest run number the operator believes: 2^53, more
-// runs than a task firing every minute makes in ten billion years, and the
-// largest integer a JSON client in JavaScript reads exactly. A higher number
-// was written by hand, and counting on from it would overflow the count.
-const maxRunNumber int64 = 1 << 53
-
-// runNumber returns a TaskRun's run number, 0 when it has none yet, or one
-// that cannot be true (below 1 or above maxRunNumber).
-func runNumber(tr *platformv1.TaskRun) int64 {
-	n, err := strconv.ParseInt(tr.Annotations[platformv1.RunNumberAnnotation], 10, 64)
-	if err != nil || n < 1 || n > maxRunNumber {
-		return 0
-	}
-	return n
 }
 
 // truncateName cuts s to at most n bytes, without a trailing dash or dot.

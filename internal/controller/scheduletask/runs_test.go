@@ -89,16 +89,26 @@ func TestRunNumber_OnlyPlausibleNumbersCount(t *testing.T) {
 		{"0", 0},
 		{"-3", 0},
 		{"x", 0},
-		{fmt.Sprint(maxRunNumber), maxRunNumber},
-		{fmt.Sprint(maxRunNumber + 1), 0},
+		{fmt.Sprint(platformv1.MaxRunNumber), platformv1.MaxRunNumber},
+		{fmt.Sprint(platformv1.MaxRunNumber + 1), 0},
 		{"9223372036854775807", 0},
 		{"9223372036854775808", 0},
 	}
 	for _, tt := range tests {
 		tr := &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{platformv1.RunNumberAnnotation: tt.value}}}
-		if got := runNumber(tr); got != tt.want {
-			t.Errorf("runNumber(%q) = %d, want %d", tt.value, got, tt.want)
+		if got := tr.RunNumber(); got != tt.want {
+			t.Errorf("RunNumber() of %q = %d, want %d", tt.value, got, tt.want)
 		}
+	}
+	// A finished run cached without its annotations carries the number in
+	// its status; where both are at hand, the annotation counts.
+	slim := &platformv1.TaskRun{Status: platformv1.TaskRunStatus{RunNumber: 7}}
+	if got := slim.RunNumber(); got != 7 {
+		t.Errorf("RunNumber() of a run with status.runNumber 7 only = %d, want 7", got)
+	}
+	slim.Annotations = map[string]string{platformv1.RunNumberAnnotation: "8"}
+	if got := slim.RunNumber(); got != 8 {
+		t.Errorf("RunNumber() with annotation 8 and status 7 = %d, want 8", got)
 	}
 }
 

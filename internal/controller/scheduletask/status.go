@@ -71,7 +71,7 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 	}
 	var newest, newestFinished *platformv1.TaskRun
 	for _, tr := range runs {
-		if n := runNumber(tr); n > st.TriggerCount {
+		if n := tr.RunNumber(); n > st.TriggerCount {
 			st.TriggerCount = n
 		}
 		if newer(tr, newest) {
@@ -203,7 +203,7 @@ func newer(a, b *platformv1.TaskRun) bool {
 	if ta, tb := a.DueTime(), b.DueTime(); !ta.Equal(tb) {
 		return ta.After(tb)
 	}
-	if na, nb := runNumber(a), runNumber(b); na != nb {
+	if na, nb := a.RunNumber(), b.RunNumber(); na != nb {
 		return na > nb
 	}
 	return a.Name > b.Name

@@ -45,8 +45,9 @@ func CacheBlock() reconcileutil.CacheBlock {
 // caches once runs pile up: the reconcilers read of it only its identity,
 // run number, spec, phase, reason and times (for the task's status, history
 // and retention). Its conditions, message and the rest of its status, its
-// labels (runs are found by the spec.scheduleTaskName index) and annotations
-// such as its trace context are for people and stay on the API server; so
+// labels (runs are found by the spec.scheduleTaskName index) and its
+// annotations (the run number is in its status too, see
+// platformv1.TaskRun.RunNumber) are for people and stay on the API server; so
 // does its owner reference once it has a Job, as only a run without one can
 // be another object's to adopt (see the ScheduleTask controller's
 // RunsAdopted). A map costs the cache some 400 bytes, half of what the rest
@@ -59,7 +60,13 @@ func CacheBlock() reconcileutil.CacheBlock {
 func stripFinishedRun(obj any) (any, error) {
 	if tr, ok := obj.(*platformv1.TaskRun); ok && tr.IsFinished() {
 		tr.Labels = nil
-		tr.Annotations = reconcileutil.KeepKeys(tr.Annotations, platformv1.RunNumberAnnotation)
+		if tr.Status.RunNumber > 0 {
+			tr.Annotations = nil // the number is in the status
+		} else {
+			// A run finished by a version that did not write the number in
+			// its status: its annotation is the only place left.
+			tr.Annotations = reconcileutil.KeepKeys(tr.Annotations, platformv1.RunNumberAnnotation)
+		}
 		if tr.Spec.JobRef != nil {
 			tr.OwnerReferences = nil
 		}
@@ -68,6 +75,7 @@ func stripFinishedRun(obj any) (any, error) {
 			StartTime:      tr.Status.StartTime,
 			CompletionTime: tr.Status.CompletionTime,
 			Reason:         tr.Status.Reason,
+			RunNumber:      tr.Status.RunNumber,
 		}
 	}
 	return obj, nil

@@ -53,7 +53,17 @@ func TestStripFinishedRun_KeepsWhatTheTaskReads(t *testing.T) {
 			tr.Status.Conditions, tr.Status.Message)
 	}
 	if len(tr.Annotations) != 1 || runNumberOf(tr) != "7" {
-		t.Errorf("annotations %v, want only the run number 7", tr.Annotations)
+		t.Errorf("annotations %v, want only the run number 7 (a run whose status does not carry it)", tr.Annotations)
+	}
+	// A run whose status carries its number keeps no annotation at all.
+	numbered := finishedRun(true)
+	numbered.Status.RunNumber = 7
+	o, err = stripFinishedRun(numbered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := o.(*platformv1.TaskRun); tr.Annotations != nil || tr.RunNumber() != 7 {
+		t.Errorf("annotations %v, run number %d; want none, and 7 from the status", tr.Annotations, tr.RunNumber())
 	}
 	if tr.Spec.ScheduleTaskName != "t" || tr.Spec.JobRef == nil || tr.Status.Phase != platformv1.TaskRunSucceeded ||
 		!tr.Status.StartTime.Equal(at(0)) || !tr.Status.CompletionTime.Equal(at(9)) || tr.Status.Reason != platformv1.ReasonCompleted {

@@ -49,6 +49,9 @@ func buildStatus(tr *platformv1.TaskRun, obs *observation, now time.Time) platfo
 		Phase:      platformv1.TaskRunPending,
 		StartTime:  tr.Status.StartTime,
 		Conditions: slices.Clone(tr.Status.Conditions),
+		// The record carries its number as a field, which lets the cache
+		// keep a finished run without its annotations (stripFinishedRun).
+		RunNumber: tr.RunNumber(),
 	}
 	var reason, message string
 	switch {
