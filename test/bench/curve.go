@@ -253,10 +253,27 @@ var curvePanels = []panel{
 // drawCurve draws each panel against the number of tasks, side by side, as
 // SVG.
 func drawCurve(w io.Writer, points []curvePoint) error {
-	const cols = 3
+	canvas := vgsvg.New(curveSize())
+	if err := drawPanels(canvas, points); err != nil {
+		return err
+	}
+	_, err := canvas.WriteTo(w)
+	return err
+}
+
+// curveCols is how many panels the chart has side by side.
+const curveCols = 3
+
+// curveSize is the chart's width and height.
+func curveSize() (vg.Length, vg.Length) {
+	rows := (len(curvePanels) + curveCols - 1) / curveCols
+	return vg.Length(curveCols) * 3.6 * vg.Inch, vg.Length(rows) * 3 * vg.Inch
+}
+
+// drawPanels draws the panels on canvas, of curveSize.
+func drawPanels(canvas vg.CanvasSizer, points []curvePoint) error {
+	const cols = curveCols
 	rows := (len(curvePanels) + cols - 1) / cols
-	width, height := vg.Length(cols)*3.6*vg.Inch, vg.Length(rows)*3*vg.Inch
-	canvas := vgsvg.New(width, height)
 	dc := draw.New(canvas)
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
@@ -269,7 +286,7 @@ func drawCurve(w io.Writer, points []curvePoint) error {
 		p.Title.Text = pn.title
 		p.X.Label.Text = fmt.Sprintf("tasks (%d runs each)", runsPerTask)
 		p.Y.Label.Text = pn.unit
-		p.Y.Min = 0
+		p.X.Min, p.Y.Min = 0, 0 // from the origin, so a straight line shows as one
 		p.Legend.Top, p.Legend.Left = true, true
 		for j, l := range pn.lines {
 			xy := make(plotter.XYs, len(points))
@@ -286,8 +303,7 @@ func drawCurve(w io.Writer, points []curvePoint) error {
 		}
 		p.Draw(tiles.At(dc, i%cols, i/cols))
 	}
-	_, err := canvas.WriteTo(w)
-	return err
+	return nil
 }
 
 // parseCurve reads BENCH_CURVE, sizes separated by commas.

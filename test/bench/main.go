@@ -72,6 +72,20 @@ func defaultConfig() config {
 
 func main() {
 	harness.ReapIfAsked()
+	if len(os.Args) == 2 && os.Args[1] == "chart" {
+		// `go run ./test/bench chart`: draw the growth curve's chart again
+		// from the results already saved, measuring nothing.
+		dir, err := resultsDir()
+		if err == nil {
+			dir, err = saveCurve(dir, nil)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		fmt.Println("chart:", dir)
+		return
+	}
 	cfg, err := configFromEnv(defaultConfig())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -323,13 +337,9 @@ func row(w io.Writer, n, figure, measured, target string, met bool) {
 
 // save writes the results as JSON under BENCH_OUT (bench/results).
 func save(r *results) (string, error) {
-	dir := os.Getenv("BENCH_OUT")
-	if dir == "" {
-		repo, err := testenv.RepoRoot()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(repo, "bench", "results")
+	dir, err := resultsDir()
+	if err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -364,6 +374,18 @@ func save(r *results) (string, error) {
 		}
 	}
 	return base + ".json", os.WriteFile(base+".json", append(data, '\n'), 0o644)
+}
+
+// resultsDir is where results are saved: BENCH_OUT, or bench/results.
+func resultsDir() (string, error) {
+	if dir := os.Getenv("BENCH_OUT"); dir != "" {
+		return dir, nil
+	}
+	repo, err := testenv.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(repo, "bench", "results"), nil
 }
 
 // machine describes where the figures were measured.
