@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,11 @@ func main() {
 	qps := flag.Float64("qps", 200, "the client's requests per second")
 	burst := flag.Int("burst", 400, "the client's burst")
 	settle := flag.Duration("settle", 20*time.Second, "how long the resident memory must not fall before it is read")
+	// The manager's own default (cmd/main.go, defaultGCPercent): the floor
+	// runs the collector as the manager does.
+	gc := flag.Int("gc-percent", 25, "Go's GOGC for this process")
 	flag.Parse()
+	debug.SetGCPercent(*gc)
 	ctrllog.SetLogger(logr.Discard())
 	if err := floor(*qps, *burst, *settle); err != nil {
 		fmt.Fprintln(os.Stderr, "cachefloor:", err)

@@ -1,0 +1,50 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"flag"
+	"testing"
+)
+
+func TestGCPercent_TheFlagUnlessGOGCIsSet(t *testing.T) {
+	var o options
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.bindFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	noEnv := func(string) string { return "" }
+	if p, ok := gcPercent(o.gcPercent, noEnv); !ok || p != defaultGCPercent {
+		t.Errorf("default: %d, %v; want %d applied", p, ok, defaultGCPercent)
+	}
+	if err := fs.Parse([]string{"--gc-percent=100"}); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := gcPercent(o.gcPercent, noEnv); !ok || p != 100 {
+		t.Errorf("--gc-percent=100: %d, %v; want 100 applied", p, ok)
+	}
+	gogc := func(k string) string {
+		if k == "GOGC" {
+			return "off"
+		}
+		return ""
+	}
+	if _, ok := gcPercent(o.gcPercent, gogc); ok {
+		t.Error("GOGC is set, yet the flag would override it")
+	}
+}
