@@ -107,7 +107,10 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 	for _, c := range children {
 		byObject[c.obj] = cache.ByObject{Label: managed, Transform: byKindLabel(c.transforms, c.keeps)}
 	}
-	return cache.Options{DefaultTransform: stripManagedFields, ByObject: byObject}, nil
+	// A read of a kind no controller watches would start a second informer
+	// quietly, unselected and untransformed, holding every object of that
+	// kind in the cluster: the cache refuses it instead, so a test finds it.
+	return cache.Options{DefaultTransform: stripManagedFields, ByObject: byObject, ReaderFailOnMissingInformer: true}, nil
 }
 
 // ChildSelector selects the children the manager caches: the objects the

@@ -471,6 +471,9 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 	if len(opts.ByObject) != 1 {
 		t.Fatalf("%d cache entries, want one for Jobs", len(opts.ByObject))
 	}
+	if !opts.ReaderFailOnMissingInformer {
+		t.Error("a read of a kind without an informer would start one instead of failing")
+	}
 	var transform func(any) (any, error)
 	for obj, by := range opts.ByObject {
 		if _, ok := obj.(*batchv1.Job); !ok {
