@@ -323,6 +323,10 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	if !slices.ContainsFunc(suites, func(s string) bool { return s != suiteCurve && cfg.runs(s) }) {
 		return res, nil // the growth curve alone: each of its sizes runs on a cluster of its own
 	}
+	// What watches this run's cluster (the observer's informers) stops with
+	// it: the growth curve runs one cluster after another in one process.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	// The cluster's own controllers run without client-side rate limits, so
 	// that what is measured is the operator, not kube-controller-manager's
 	// default 20 requests a second for every Job it creates or completes.
