@@ -105,6 +105,14 @@ type Applier struct {
 	APIReader client.Reader
 	// FieldManager names the controller in managedFields.
 	FieldManager string
+	// Unchecked are paths of fields of the configuration (such as
+	// {"spec", "jobTemplate", "spec", "template"}) that the cached child does
+	// not hold, because the cache transform drops them to save memory: the
+	// drift check skips them, and the caller must check them another way
+	// (the ScheduleTask controller compares the hash of a CronJob's stored
+	// pod template with the one it signed). A changed configuration is still
+	// applied whole.
+	Unchecked [][]string
 
 	mu sync.Mutex
 	// verified is, per child, what was last seen to show the configuration.
@@ -187,7 +195,7 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 		if want, err = cfg.object(); err != nil {
 			return "", err
 		}
-		shows, err := shows(obj, want)
+		shows, err := shows(obj, without(want, a.Unchecked))
 		if err != nil {
 			return "", err
 		}
@@ -407,6 +415,37 @@ func shows(live client.Object, want map[string]any) (bool, error) {
 	delete(w, "kind")
 	delete(w, "apiVersion")
 	return Contains(got, w), nil
+}
+
+// without is want less the fields at paths, copying only the maps on the
+// way to them, so want itself stays whole for the apply.
+func without(want map[string]any, paths [][]string) map[string]any {
+	for _, path := range paths {
+		want = withoutPath(want, path)
+	}
+	return want
+}
+
+// withoutPath is m less the field at path; m when it has no such field.
+func withoutPath(m map[string]any, path []string) map[string]any {
+	if len(path) == 0 {
+		return m
+	}
+	v, ok := m[path[0]]
+	if !ok {
+		return m
+	}
+	out := maps.Clone(m)
+	if len(path) == 1 {
+		delete(out, path[0])
+		return out
+	}
+	inner, ok := v.(map[string]any)
+	if !ok {
+		return m
+	}
+	out[path[0]] = withoutPath(inner, path[1:])
+	return out
 }
 
 // Contains reports whether got holds every value of want: maps may have

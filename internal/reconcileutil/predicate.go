@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
 // SpecOrMetadataChanged passes creates, deletes and the updates that change
@@ -58,6 +60,20 @@ func SpecOrMetadataDiffers(o, n client.Object) bool {
 		!equality.Semantic.DeepEqual(o.GetOwnerReferences(), n.GetOwnerReferences()) ||
 		!slices.Equal(o.GetFinalizers(), n.GetFinalizers()) ||
 		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
+}
+
+// NotLeavingTheCache drops the delete event of a child that leaves the
+// cache because the operator is done with it (it now carries
+// platformv1.RecordedLabel, which ChildSelector excludes): the object was
+// not deleted, and nothing of it changed that a pass would act on, so under a
+// burst of finishing runs each such event would only queue a pass for
+// nothing. The transform of such a child must keep the label for this to
+// see it.
+func NotLeavingTheCache() predicate.Funcs {
+	return predicate.Funcs{DeleteFunc: func(e event.DeleteEvent) bool {
+		_, recorded := e.Object.GetLabels()[platformv1.RecordedLabel]
+		return !recorded
+	}}
 }
 
 // UrgentPriority is the work queue priority of the passes UrgentOnCreate

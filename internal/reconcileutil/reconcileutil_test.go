@@ -229,6 +229,42 @@ func TestShows_ToleratesDefaultsAndSeesHandEdits(t *testing.T) {
 	}
 }
 
+func TestWithout_SkipsUncheckedFieldsAndLeavesTheConfigurationWhole(t *testing.T) {
+	want := map[string]any{
+		"kind": "CronJob",
+		"spec": map[string]any{"schedule": "* * * * *", "jobTemplate": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"a": "b"}},
+			"spec":     map[string]any{"backoffLimit": float64(2), "template": map[string]any{"spec": "big"}},
+		}},
+	}
+	before := runtime.DeepCopyJSON(want)
+	got := without(want, [][]string{{"spec", "jobTemplate", "spec", "template"}, {"status", "absent"}})
+	wantGot := map[string]any{
+		"kind": "CronJob",
+		"spec": map[string]any{"schedule": "* * * * *", "jobTemplate": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"a": "b"}},
+			"spec":     map[string]any{"backoffLimit": float64(2)},
+		}},
+	}
+	if d := cmp.Diff(wantGot, got); d != "" {
+		t.Errorf("without (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(before, want); d != "" {
+		t.Errorf("without changed the configuration it was given (-before +after):\n%s", d)
+	}
+	// A hand edit outside the unchecked path is still seen.
+	live := &batchv1.CronJob{Spec: batchv1.CronJobSpec{Schedule: "0 0 * * *"}}
+	if ok, _ := shows(live, got); ok {
+		t.Error("shows() = true for a CronJob whose schedule differs")
+	}
+	live.Spec.Schedule = "* * * * *"
+	live.Spec.JobTemplate.Labels = map[string]string{"a": "b"}
+	live.Spec.JobTemplate.Spec.BackoffLimit = ptr.To[int32](2)
+	if ok, err := shows(live, got); err != nil || !ok {
+		t.Errorf("shows() = %v, %v for a CronJob that holds all but the unchecked template; want true", ok, err)
+	}
+}
+
 func TestApplyConfigurationOf_KeepsOnlyWhatTheValueSets(t *testing.T) {
 	env := corev1.EnvVar{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}
 	got, err := ApplyConfigurationOf[corev1ac.EnvVarApplyConfiguration](&env)
@@ -372,6 +408,29 @@ func TestOwnWrites_WaitedForIsUsedByTheNextEventOnly(t *testing.T) {
 	}
 	if p.Update(event.UpdateEvent{ObjectOld: at("uid", "11"), ObjectNew: at("uid", "12")}) {
 		t.Errorf("the second echo passed although nothing waits for it")
+	}
+}
+
+func TestNotLeavingTheCache_DropsOnlyTheDeleteOfARecordedChild(t *testing.T) {
+	p := NotLeavingTheCache()
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Labels: map[string]string{"a": "b"}}}
+	if !p.Delete(event.DeleteEvent{Object: job}) {
+		t.Error("the deletion of a Job the operator is not done with was dropped")
+	}
+	if !p.Create(event.CreateEvent{Object: job}) || !p.Update(event.UpdateEvent{ObjectOld: job, ObjectNew: job}) {
+		t.Error("a create or an update was dropped")
+	}
+	recorded := job.DeepCopy()
+	recorded.Labels[platformv1.RecordedLabel] = "true"
+	if p.Delete(event.DeleteEvent{Object: recorded}) {
+		t.Error("a Job leaving the cache with the recorded label wakes its owner")
+	}
+	sel, err := ChildSelector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Matches(labels.Set(recorded.Labels)) {
+		t.Error("the child selector still selects the recorded Job whose leaving the predicate drops")
 	}
 }
 

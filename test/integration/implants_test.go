@@ -34,6 +34,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -175,6 +176,37 @@ func TestScheduleTask_FieldWhoseOwnershipWasErasedIsRemoved(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(cronJobOf(g, st).Spec.JobTemplate.Spec.Template.Spec.HostPID).To(BeFalse())
 		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(ContainSubstring("no field manager owns")))
+	}, timeout, poll).Should(Succeed())
+	expectIdle(g, st)
+}
+
+func TestScheduleTask_ImageEditedInTheJobTemplateIsPutBack(t *testing.T) {
+	// The manager's cache holds a CronJob without its pod template, only its
+	// hash; a hand edit of a field the operator sets in the template (the
+	// image, where the CronJob's own spec is untouched) is seen by that hash
+	// and put back.
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "retagged")
+	createTask(t, st)
+	cj := settledCronJob(g, st)
+
+	cached := &batchv1.CronJob{}
+	g.Expect(managerCache.Get(ctx, client.ObjectKeyFromObject(cj), cached)).To(Succeed())
+	g.Expect(cached.Spec.JobTemplate.Spec.Template.Spec.Containers).To(BeEmpty(), "the cache holds the pod template")
+	g.Expect(cached.Annotations).To(HaveKeyWithValue(provenance.TemplateHashAnnotation,
+		provenance.TemplateHash(&cj.Spec.JobTemplate.Spec.Template)))
+
+	cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "evil.example.com/miner:1"
+	g.Expect(k8sClient.Update(ctx, cj, client.FieldOwner("kubectl-edit"))).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := cronJobOf(g, st)
+		g.Expect(got.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image).To(Equal("busybox:1.36"))
+		g.Expect(templateManagers(got)).To(BeEmpty())
+		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(And(
+			ContainSubstring("kubectl-edit"), ContainSubstring("spec.jobTemplate.spec.template.spec.containers"))))
 	}, timeout, poll).Should(Succeed())
 	expectIdle(g, st)
 }

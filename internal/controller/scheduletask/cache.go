@@ -21,6 +21,7 @@ import (
 	"maps"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,10 +51,16 @@ func CacheBlock() reconcileutil.CacheBlock {
 
 // stripCronJob keeps of a CronJob what the ScheduleTask controller reads:
 //
-//   - the spec whole: the applier's drift check compares every field the
-//     operator sets, manual runs copy the job template, and the template's
-//     hash (including what the API server defaulted) is checked against its
-//     signature on every pass, so nothing of it may go;
+//   - the spec, but for the job template's pod template: the applier's drift
+//     check compares every other field the operator sets. The pod template
+//     is most of a CronJob and all of a large task's command, args and
+//     env; what is read of it is its hash, computed here from the full
+//     template (with what the API server defaulted) and kept in
+//     provenance.TemplateHashAnnotation, overwriting any value the CronJob
+//     carried. The controller checks that hash against the one it signed on
+//     every pass (checkTemplate), which sees any change of the template, so
+//     the applier skips the template (Applier.Unchecked); a manual run reads
+//     the CronJob past the cache for its template;
 //   - of the metadata, the labels and the annotation the operator sets (the
 //     drift check reads no others) and the owner references;
 //   - of the status, lastScheduleTime and lastSuccessfulTime, for the task's
@@ -67,18 +74,20 @@ func CacheBlock() reconcileutil.CacheBlock {
 // object read past the cache.
 func stripCronJob(obj any) (any, error) {
 	if cj, ok := obj.(*batchv1.CronJob); ok {
+		tmpl := &cj.Spec.JobTemplate
+		hash := provenance.TemplateHash(&tmpl.Spec.Template)
+		tmpl.Spec.Template = corev1.PodTemplateSpec{}
 		cj.Labels = reconcileutil.KeepKeys(cj.Labels, platformv1.ScheduleTaskLabel, platformv1.ManagedByLabel)
 		cj.Annotations = reconcileutil.KeepKeys(cj.Annotations, reconcileutil.AppliedHashAnnotation)
-		// The operator gives the CronJob, its job template and its pod
-		// template the same labels: one map holds them, a sixth of what
-		// the cached CronJob costs. The cache's objects are never written
+		if cj.Annotations == nil {
+			cj.Annotations = map[string]string{}
+		}
+		cj.Annotations[provenance.TemplateHashAnnotation] = hash
+		// The operator gives the CronJob and its job template the same
+		// labels: one map holds both. The cache's objects are never written
 		// to (reads get deep copies), so sharing is safe.
-		tmpl := &cj.Spec.JobTemplate
 		if maps.Equal(tmpl.Labels, cj.Labels) {
 			tmpl.Labels = cj.Labels
-		}
-		if maps.Equal(tmpl.Spec.Template.Labels, cj.Labels) {
-			tmpl.Spec.Template.Labels = cj.Labels
 		}
 		cj.Status = batchv1.CronJobStatus{
 			LastScheduleTime:   cj.Status.LastScheduleTime,
@@ -86,6 +95,18 @@ func stripCronJob(obj any) (any, error) {
 		}
 	}
 	return obj, nil
+}
+
+// storedTemplateHash is the hash of the CronJob's pod template as the API
+// server stores it: computed from the template when cj holds it (read past
+// the cache, or returned by a write), else the one stripCronJob kept when it
+// dropped the template. A stored pod template always has a container, so an
+// empty one is the cache's.
+func storedTemplateHash(cj *batchv1.CronJob) string {
+	if len(cj.Spec.JobTemplate.Spec.Template.Spec.Containers) == 0 {
+		return cj.Annotations[provenance.TemplateHashAnnotation]
+	}
+	return provenance.TemplateHash(&cj.Spec.JobTemplate.Spec.Template)
 }
 
 // stripJob keeps of a Job what the ScheduleTask and TaskRun controllers
@@ -104,7 +125,9 @@ func stripJob(obj any) (any, error) {
 	if job, ok := obj.(*batchv1.Job); ok {
 		hash := provenance.TemplateHash(&job.Spec.Template)
 		job.Spec = batchv1.JobSpec{}
-		job.Labels = reconcileutil.KeepKeys(job.Labels, platformv1.ScheduleTaskLabel)
+		// The recorded label is kept for the one event that carries it: the
+		// Job leaving the cache (see reconcileutil.NotLeavingTheCache).
+		job.Labels = reconcileutil.KeepKeys(job.Labels, platformv1.ScheduleTaskLabel, platformv1.RecordedLabel)
 		job.Annotations = reconcileutil.KeepKeys(job.Annotations,
 			batchv1.CronJobScheduledTimestampAnnotation, platformv1.TaskRunUIDAnnotation,
 			provenance.SignatureAnnotation)

@@ -157,7 +157,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
+	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager,
+		// The cache holds no pod template (stripCronJob); checkTemplate
+		// checks it by its hash.
+		Unchecked: [][]string{{"spec", "jobTemplate", "spec", "template"}}}
 	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
 	r.unverifiedJobs.TTL, r.unverifiedJobs.Clock = unverifiedJobTTL, r.Clock
 	r.recordedRuns.TTL, r.recordedRuns.Clock = recordedRunTTL, r.Clock
@@ -180,7 +183,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 			reconcileutil.SpecOrMetadataChanged(), cronJobTimesChanged()))).
 		// A new Job is a run to record: its pass goes ahead of the queue.
 		Watches(&batchv1.Job{}, reconcileutil.UrgentOnCreate(taskForLabeled),
-			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
+			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged(), reconcileutil.NotLeavingTheCache())).
 		Watches(&platformv1.TaskRun{}, reconcileutil.UrgentOnCreate(taskForTaskRun),
 			builder.WithPredicates(r.taskRunChangesTask())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).

@@ -305,7 +305,7 @@ func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.Schedul
 	desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec, signed string, created bool) error {
 	cj := obs.cronJob
 	foreign := slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry)
-	stored := provenance.TemplateHash(&cj.Spec.JobTemplate.Spec.Template)
+	stored := storedTemplateHash(cj)
 	switch {
 	case !foreign && stored == signed:
 		return nil
@@ -335,7 +335,7 @@ func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.Schedul
 			"Removed from the job template of CronJob %s fields the task does not set and no field manager owns (managedFields were edited)",
 			rep.cronJob.Name)
 	}
-	if after := provenance.TemplateHash(&rep.cronJob.Spec.JobTemplate.Spec.Template); after != signed {
+	if after := storedTemplateHash(rep.cronJob); after != signed {
 		return r.learnTemplate(ctx, task, obs, desired, rendered, after)
 	}
 	return nil

@@ -143,6 +143,19 @@ func TestStripJob_KeepsTheTemplateHashAndOverwritesAForgedOne(t *testing.T) {
 	}
 }
 
+func TestStripJob_KeepsTheRecordedLabelForTheEventOfLeavingTheCache(t *testing.T) {
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "t-1", Labels: map[string]string{
+		platformv1.ScheduleTaskLabel: "t", platformv1.RecordedLabel: "true", "other": "x"}}}
+	got, err := stripJob(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.RecordedLabel: "true"}
+	if d := cmp.Diff(want, got.(*batchv1.Job).Labels); d != "" {
+		t.Errorf("labels (-want +got):\n%s", d)
+	}
+}
+
 func TestStripJob_KeepsTheStatusTheRunIsBuiltFrom(t *testing.T) {
 	start, end := metav1.NewTime(time.Unix(1000, 0)), metav1.NewTime(time.Unix(1060, 0))
 	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
@@ -173,10 +186,15 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 	now := metav1.Now()
 	cj := &batchv1.CronJob{
 		ObjectMeta: metav1.ObjectMeta{Name: "t",
-			Labels:      map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue, "big": "x"},
-			Annotations: map[string]string{reconcileutil.AppliedHashAnnotation: "h", "big": "x"}},
+			Labels: map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue, "big": "x"},
+			Annotations: map[string]string{reconcileutil.AppliedHashAnnotation: "h", "big": "x",
+				provenance.TemplateHashAnnotation: "forged"}},
 		Spec: batchv1.CronJobSpec{Schedule: "* * * * *", JobTemplate: batchv1.JobTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{provenance.SignatureAnnotation: "v1.sig"}}}},
+			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{provenance.SignatureAnnotation: "v1.sig"}},
+			Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](2), Template: corev1.PodTemplateSpec{
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "task", Image: "busybox", Args: []string{"a", "b"}}}},
+			}},
+		}},
 		Status: batchv1.CronJobStatus{LastScheduleTime: &now, LastSuccessfulTime: &now,
 			Active: []corev1.ObjectReference{{Name: "t-1"}}},
 	}
@@ -184,9 +202,12 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 		return map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue}
 	}
 	cj.Spec.JobTemplate.Labels, cj.Spec.JobTemplate.Spec.Template.Labels = own(), own()
+	full := cj.DeepCopy()
 	want := cj.DeepCopy()
 	want.Labels = own()
-	want.Annotations = map[string]string{reconcileutil.AppliedHashAnnotation: "h"}
+	want.Annotations = map[string]string{reconcileutil.AppliedHashAnnotation: "h",
+		provenance.TemplateHashAnnotation: provenance.TemplateHash(&full.Spec.JobTemplate.Spec.Template)}
+	want.Spec.JobTemplate.Spec.Template = corev1.PodTemplateSpec{}
 	want.Status.Active = nil
 	got, err := stripCronJob(cj)
 	if err != nil {
@@ -195,11 +216,18 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("cached CronJob (-want +got):\n%s", d)
 	}
-	// The three equal label sets are one map in the cache.
 	kept := got.(*batchv1.CronJob)
-	top := reflect.ValueOf(kept.Labels).UnsafePointer()
-	if reflect.ValueOf(kept.Spec.JobTemplate.Labels).UnsafePointer() != top ||
-		reflect.ValueOf(kept.Spec.JobTemplate.Spec.Template.Labels).UnsafePointer() != top {
-		t.Error("the CronJob's, job template's and pod template's equal labels are not one map")
+	// The CronJob's and job template's equal label sets are one map in the cache.
+	if reflect.ValueOf(kept.Spec.JobTemplate.Labels).UnsafePointer() != reflect.ValueOf(kept.Labels).UnsafePointer() {
+		t.Error("the CronJob's and job template's equal labels are not one map")
+	}
+	// The hash read from the cached copy is the hash of the full template,
+	// as read from the API server.
+	if a, b := storedTemplateHash(kept), storedTemplateHash(full); a != b || a == "" {
+		t.Errorf("stored template hash: cached copy %q, full object %q; want equal", a, b)
+	}
+	full.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "evil"
+	if storedTemplateHash(full) == storedTemplateHash(kept) {
+		t.Error("the stored template hash did not change with the template")
 	}
 }

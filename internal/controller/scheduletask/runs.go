@@ -424,7 +424,16 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		}
 	}
 
-	job := jobFromTemplate(cj, jobName)
+	// The cache holds no pod template (stripCronJob): the Job is made from
+	// the CronJob as stored, read past the cache.
+	full := &batchv1.CronJob{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(cj), full); err != nil {
+		return fmt.Errorf("get CronJob %s: %w", cj.Name, err)
+	}
+	if full.UID != cj.UID {
+		return fmt.Errorf("CronJob %s was replaced while starting run %s; retrying", cj.Name, tr.Name)
+	}
+	job := jobFromTemplate(full, jobName)
 	job.Annotations[platformv1.TaskRunUIDAnnotation] = string(tr.UID)
 	tracing.Annotate(ctx, job.Annotations)
 	err = r.Create(ctx, job)

@@ -282,7 +282,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		// The echo of the run's own status write would only repeat the pass
 		// that wrote it.
 		For(&platformv1.TaskRun{}, builder.WithPredicates(r.writes.NotOwnEcho())).
-		Watches(&batchv1.Job{}, byJob).
+		// A Job leaving the cache was just marked recorded by this very
+		// controller: its run is finished and has nothing more to do.
+		Watches(&batchv1.Job{}, byJob, builder.WithPredicates(reconcileutil.NotLeavingTheCache())).
 		Watches(&corev1.Pod{}, byPod).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
