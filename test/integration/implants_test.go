@@ -198,7 +198,7 @@ func TestScheduleTask_ImageEditedInTheJobTemplateIsPutBack(t *testing.T) {
 	g.Expect(cached.Annotations).To(HaveKeyWithValue(provenance.TemplateHashAnnotation,
 		provenance.TemplateHash(&cj.Spec.JobTemplate.Spec.Template)))
 
-	cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "evil.example.com/miner:1"
+	cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "registry.example.com/retagged:2"
 	g.Expect(k8sClient.Update(ctx, cj, client.FieldOwner("kubectl-edit"))).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
