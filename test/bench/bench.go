@@ -44,6 +44,7 @@ import (
 	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/testutil/testenv"
+	"github.com/example/platform-operator/test/bench/internal/cached"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -189,6 +190,10 @@ type results struct {
 		// keeping what the manager's cache keeps (test/bench/cachefloor).
 		FloorRSSMiB  float64 `json:"floorRssMiB"`
 		FloorHeapMiB float64 `json:"floorLiveHeapMiB"`
+		// RSS is where the manager's RSS goes; FloorRSSFileMiB the floor's
+		// pages of its program file.
+		RSS             rssBreakdown `json:"rssBreakdown"`
+		FloorRSSFileMiB float64      `json:"floorRssFileMiB"`
 		// JobsInCache counts the Jobs the manager's cache selects once every
 		// run is recorded finished: 0, as each such Job is marked recorded.
 		JobsInCache int `json:"jobsInCache"`
@@ -685,7 +690,7 @@ func (b *bench) memory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rss, peak, err := processMemory(b.manager.PID())
+	mem, err := processMemory(b.manager.PID())
 	if err != nil {
 		return err
 	}
@@ -694,7 +699,8 @@ func (b *bench) memory(ctx context.Context) error {
 	}
 	m := &b.res.Memory
 	m.Tasks, m.Runs = b.cfg.MemoryTasks, b.cfg.MemoryRuns
-	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = rss/(1<<20), peak/(1<<20), s.heapInuse/(1<<20)
+	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = mem.RSS/(1<<20), mem.Peak/(1<<20), s.heapInuse/(1<<20)
+	m.RSS = breakdown(mem, s)
 	m.ManagerCPUSeconds, m.ReconcileP99Seconds = s.cpuSeconds, quantile(s.reconcileTime, 0.99)
 	m.ManagerWrites, _ = storedWrites(sample{}, s)
 	selector, err := reconcileutil.ChildSelector()
@@ -712,6 +718,7 @@ func (b *bench) memory(ctx context.Context) error {
 		return fmt.Errorf("the floor of the memory figure: %w", err)
 	}
 	m.FloorRSSMiB, m.FloorHeapMiB = floor.RSSBytes/(1<<20), floor.HeapAllocBytes/(1<<20)
+	m.FloorRSSFileMiB = floor.RSSFileBytes / (1 << 20)
 	// Where the live heap goes: the cached objects by kind, and the rest
 	// (indexes, keys, queues, the program).
 	live, err := b.liveMemory(ctx)
@@ -728,6 +735,31 @@ func (b *bench) memory(ctx context.Context) error {
 	}
 	m.RestMiB = others / (1 << 20)
 	return nil
+}
+
+// rssBreakdown is where a manager's resident memory goes, in MiB: pages of
+// its program file, and of the anonymous rest the Go heap in use, heap that
+// is free but not yet returned to the operating system, goroutine stacks
+// and the runtime's own structures; Other is what /proc counts and the
+// runtime does not (the C library's, the kernel's rounding). HeapGoal is
+// where the next collection starts (the live heap times 1 + GOGC/100).
+type rssBreakdown struct {
+	FileMiB      float64 `json:"fileMiB"`
+	HeapInuseMiB float64 `json:"heapInuseMiB"`
+	HeapFreeMiB  float64 `json:"heapFreeMiB"`
+	StacksMiB    float64 `json:"stacksMiB"`
+	RuntimeMiB   float64 `json:"runtimeMiB"`
+	OtherMiB     float64 `json:"otherMiB"`
+	HeapGoalMiB  float64 `json:"heapGoalMiB"`
+}
+
+// breakdown splits mem by the runtime's figures of the same moment.
+func breakdown(mem cached.Memory, s sample) rssBreakdown {
+	const mib = 1 << 20
+	b := rssBreakdown{FileMiB: mem.File / mib, HeapInuseMiB: s.heapInuse / mib, HeapFreeMiB: s.heapFree / mib,
+		StacksMiB: s.stacks / mib, RuntimeMiB: s.runtimeSys / mib, HeapGoalMiB: s.heapGoal / mib}
+	b.OtherMiB = mem.Anon/mib - b.HeapInuseMiB - b.HeapFreeMiB - b.StacksMiB - b.RuntimeMiB
+	return b
 }
 
 // recordedRun is the TaskRun the operator creates for a Job of the task's

@@ -278,6 +278,11 @@ func memoryRows(tw io.Writer, r *results) {
 		fmt.Fprintf(tw, "3a\tlive heap by cached kind\t%.0f MiB live: %s; the rest %.0f MiB\t-\t-\n",
 			mem.LiveHeapMiB, strings.Join(parts, ", "), mem.RestMiB)
 	}
+	if b := mem.RSS; b.FileMiB > 0 {
+		fmt.Fprintf(tw, "3c\twhere the RSS goes\tprogram file %.0f MiB (bare client's %.0f); heap in use %.0f MiB "+
+			"(next collection at %.0f), free heap not yet returned %.0f, stacks %.0f, runtime %.0f, other %.0f\t-\t-\n",
+			b.FileMiB, mem.FloorRSSFileMiB, b.HeapInuseMiB, b.HeapGoalMiB, b.HeapFreeMiB, b.StacksMiB, b.RuntimeMiB, b.OtherMiB)
+	}
 }
 
 // maxSizeRows are figure 3b's row, when tasks at the size limits were added.

@@ -95,9 +95,9 @@ func (b *bench) liveMemory(ctx context.Context) (memoryReading, error) {
 	if err != nil {
 		return memoryReading{}, err
 	}
-	rss, _, err := processMemory(b.manager.PID())
+	mem, err := processMemory(b.manager.PID())
 	if err != nil {
 		return memoryReading{}, err
 	}
-	return memoryReading{rss: rss, heap: s.heapAlloc}, nil
+	return memoryReading{rss: mem.RSS, heap: s.heapAlloc}, nil
 }

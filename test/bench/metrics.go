@@ -22,9 +22,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -34,6 +31,7 @@ import (
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
+	"github.com/example/platform-operator/test/bench/internal/cached"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -56,6 +54,12 @@ type sample struct {
 	// heapAlloc the bytes of the objects allocated in it, which right after
 	// a collection is the live heap.
 	heapInuse, heapAlloc float64
+	// heapFree is heap memory free and not yet returned to the operating
+	// system (idle minus released), which counts in the RSS; heapGoal the
+	// heap size at which the next collection starts; stacks the goroutine
+	// stacks; runtimeSys the runtime's own structures (the collector's
+	// metadata, spans, caches, profiling buckets).
+	heapFree, heapGoal, stacks, runtimeSys float64
 	// taskPasses counts the ScheduleTask controller's finished reconciles,
 	// taskErrors those that ended in an error.
 	taskPasses, taskErrors float64
@@ -187,6 +191,13 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
 	s.heapAlloc = sum(families["go_memstats_heap_alloc_bytes"])
+	s.heapFree = sum(families["go_memstats_heap_idle_bytes"]) - sum(families["go_memstats_heap_released_bytes"])
+	s.heapGoal = sum(families["go_memstats_next_gc_bytes"])
+	s.stacks = sum(families["go_memstats_stack_sys_bytes"])
+	for _, name := range []string{"go_memstats_gc_sys_bytes", "go_memstats_other_sys_bytes", "go_memstats_mspan_sys_bytes",
+		"go_memstats_mcache_sys_bytes", "go_memstats_buck_hash_sys_bytes"} {
+		s.runtimeSys += sum(families[name])
+	}
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		if label(m, "controller") == scheduletask.ControllerName {
 			s.taskPasses += m.GetCounter().GetValue()
@@ -325,24 +336,7 @@ func quiesce(ctx context.Context, m *harness.Manager, quiet, timeout time.Durati
 	}
 }
 
-// processMemory reads a process's resident set size and its peak, in bytes.
-func processMemory(pid int) (rss, peak float64, err error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, err
-	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(fields[1], 64)
-		switch fields[0] {
-		case "VmRSS:":
-			rss = kb * 1024
-		case "VmHWM:":
-			peak = kb * 1024
-		}
-	}
-	return rss, peak, nil
+// processMemory reads a process's resident memory.
+func processMemory(pid int) (cached.Memory, error) {
+	return cached.ProcessMemory(pid)
 }

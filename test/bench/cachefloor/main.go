@@ -33,8 +33,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -87,22 +85,20 @@ func floor(qps float64, burst int, settle time.Duration) error {
 	var m runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m)
-	r.RSSBytes, r.HeapAllocBytes = rss(), float64(m.HeapAlloc)
+	mem, err := cached.ProcessMemory(0)
+	if err != nil {
+		return err
+	}
+	r.RSSBytes, r.RSSFileBytes, r.HeapAllocBytes = mem.RSS, mem.File, float64(m.HeapAlloc)
 	runtime.KeepAlive(c)
 	return json.NewEncoder(os.Stdout).Encode(r)
 }
 
 // rss is this process's resident memory in bytes, 0 when it cannot be read.
 func rss() float64 {
-	data, err := os.ReadFile("/proc/self/status")
+	m, err := cached.ProcessMemory(0)
 	if err != nil {
 		return 0
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb * 1024
-		}
-	}
-	return 0
+	return m.RSS
 }
