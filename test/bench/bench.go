@@ -707,12 +707,12 @@ func (b *bench) memory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var cached metav1.PartialObjectMetadataList
-	cached.SetGroupVersionKind(batchv1.SchemeGroupVersion.WithKind("JobList"))
-	if err := b.cluster.Client.List(ctx, &cached, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	var selected metav1.PartialObjectMetadataList
+	selected.SetGroupVersionKind(batchv1.SchemeGroupVersion.WithKind("JobList"))
+	if err := b.cluster.Client.List(ctx, &selected, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return err
 	}
-	m.JobsInCache = len(cached.Items)
+	m.JobsInCache = len(selected.Items)
 	floor, err := b.cacheFloor(ctx)
 	if err != nil {
 		return fmt.Errorf("the floor of the memory figure: %w", err)
