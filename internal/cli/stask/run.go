@@ -83,10 +83,7 @@ func (o *options) follow(ctx context.Context, c client.WithWatch, key client.Obj
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	progress := core.NewProgress(o.Out(), key.Name, o.OutIsTerminal(), o.Clock)
-	tr, err := core.WaitFor(ctx, c, &platformv1.TaskRun{}, &platformv1.TaskRunList{}, key, func(tr *platformv1.TaskRun) (bool, error) {
-		progress.Set(string(tr.Status.Phase))
-		return tr.IsFinished(), nil
-	})
+	tr, err := core.WaitFor(ctx, c, &platformv1.TaskRun{}, &platformv1.TaskRunList{}, key, followRun(progress))
 	progress.Stop()
 	if errors.Is(err, context.DeadlineExceeded) {
 		phase := ""
@@ -107,4 +104,17 @@ func (o *options) follow(ctx context.Context, c client.WithWatch, key client.Obj
 		detail += fmt.Sprintf(", exit code %d", *tr.Status.ExitCode)
 	}
 	return &core.ExitError{Code: exitFailed, Err: fmt.Errorf("%s failed: %s: %s", key.Name, detail, tr.Status.Message)}
+}
+
+// followRun shows each phase of a run on progress and reports when it has
+// finished. A run the operator has not seen yet has no phase, and the watch
+// can deliver that first version after its sync showed a later one: shown,
+// it would read as a step back (Pending, -, Pending), so it is not.
+func followRun(progress *core.Progress) func(*platformv1.TaskRun) (bool, error) {
+	return func(tr *platformv1.TaskRun) (bool, error) {
+		if tr.Status.Phase != "" {
+			progress.Set(string(tr.Status.Phase))
+		}
+		return tr.IsFinished(), nil
+	}
 }

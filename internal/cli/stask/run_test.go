@@ -19,10 +19,12 @@ package stask
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -69,6 +71,14 @@ func TestRun_WaitExitsWithTheRunsOutcome(t *testing.T) {
 			wantErr:  "data-check-manual-1 failed: BackoffLimitExceeded, exit code 3: Job has reached the specified backoff limit",
 		},
 		{
+			// The operator has not seen the run yet: no phase to show.
+			name:     "not yet seen by the operator at the timeout",
+			status:   platformv1.TaskRunStatus{},
+			wantOut:  "taskrun.platform.example.com/data-check-manual-1 created\n",
+			wantCode: exitTimedOut,
+			wantErr:  "data-check-manual-1 still - after 300ms",
+		},
+		{
 			name:   "still running at the timeout",
 			status: platformv1.TaskRunStatus{Phase: platformv1.TaskRunRunning},
 			wantOut: "taskrun.platform.example.com/data-check-manual-1 created\n" +
@@ -92,6 +102,23 @@ func TestRun_WaitExitsWithTheRunsOutcome(t *testing.T) {
 				t.Errorf("exit %d %q, want %d %q", code, msg, tt.wantCode, tt.wantErr)
 			}
 		})
+	}
+}
+
+func TestFollowRun_AVersionWithoutPhaseIsNoStepBack(t *testing.T) {
+	var out strings.Builder
+	progress := core.NewProgress(&out, "r", false, clocktesting.NewFakePassiveClock(time.Now()))
+	follow := followRun(progress)
+	for _, phase := range []platformv1.TaskRunPhase{platformv1.TaskRunPending, "", platformv1.TaskRunPending,
+		platformv1.TaskRunRunning, platformv1.TaskRunSucceeded} {
+		done, err := follow(&platformv1.TaskRun{Status: platformv1.TaskRunStatus{Phase: phase}})
+		if err != nil || done != (phase == platformv1.TaskRunSucceeded) {
+			t.Fatalf("phase %q: done = %v, %v", phase, done, err)
+		}
+	}
+	progress.Stop()
+	if want := "r Pending\nr Running\nr Succeeded\n"; out.String() != want {
+		t.Errorf("progress = %q, want %q", out.String(), want)
 	}
 }
 
