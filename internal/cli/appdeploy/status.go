@@ -141,27 +141,34 @@ func (o *options) watchStatus(ctx context.Context, c client.WithWatch, key clien
 	return o.verdict(ad, judge(ad), "")
 }
 
-// observed reports whether the status describes the current spec and the
-// requests made of it: written for its generation, Ready condition
-// included, and with every promote, abort or retry acknowledged. A request
-// the operator has not acted on yet is about to change the release (a
-// `promote` just sent turns "waiting for promotion" into a promotion), so
-// the status before it is no verdict. Requests wait while spec.paused holds
-// the release, and then the pause is the answer.
-func observed(ad *platformv1.AppDeployment) bool {
+// unobserved says why the status does not yet describe the current spec
+// and the requests made of it, or "" when it does: written for its
+// generation, Ready condition included, and with every promote, abort or
+// retry acknowledged. A request the operator has not acted on yet is about
+// to change the release (a `promote` just sent turns "waiting for
+// promotion" into a promotion), so the status before it is no verdict.
+// Requests wait while spec.paused holds the release, and then the pause is
+// the answer.
+func unobserved(ad *platformv1.AppDeployment) string {
 	if ad.Status.ObservedGeneration != ad.Generation {
-		return false
+		return fmt.Sprintf("waiting for the operator to observe generation %d (the status is of generation %d)",
+			ad.Generation, ad.Status.ObservedGeneration)
 	}
 	if r := pendingRequest(ad); r != nil && !ad.Spec.Paused {
-		return false
+		return fmt.Sprintf("waiting for the operator to act on the %s request (%s=%s)",
+			r.verb, r.annotation, ad.Annotations[r.annotation])
 	}
-	ready := meta.FindStatusCondition(ad.Status.Conditions, platformv1.ConditionReady)
-	return ready == nil || ready.ObservedGeneration == 0 || ready.ObservedGeneration == ad.Generation
+	if ready := meta.FindStatusCondition(ad.Status.Conditions, platformv1.ConditionReady); ready != nil &&
+		ready.ObservedGeneration != 0 && ready.ObservedGeneration != ad.Generation {
+		return fmt.Sprintf("waiting for the operator to observe generation %d (its Ready condition is of an older one)",
+			ad.Generation)
+	}
+	return ""
 }
 
 // judge is status's exit code for ad.
 func judge(ad *platformv1.AppDeployment) int {
-	if !observed(ad) {
+	if unobserved(ad) != "" {
 		return exitNotDone
 	}
 	st := &ad.Status
@@ -196,17 +203,8 @@ func pendingRequest(ad *platformv1.AppDeployment) *request {
 // status message>", or that the operator has not observed the spec or a
 // request yet.
 func stateOf(ad *platformv1.AppDeployment) string {
-	if ad.Status.ObservedGeneration != ad.Generation {
-		return fmt.Sprintf("Progressing: waiting for the operator to observe generation %d (the status is of generation %d)",
-			ad.Generation, ad.Status.ObservedGeneration)
-	}
-	if r := pendingRequest(ad); r != nil && !ad.Spec.Paused {
-		return fmt.Sprintf("Progressing: waiting for the operator to act on the %s request (%s=%s)",
-			r.verb, r.annotation, ad.Annotations[r.annotation])
-	}
-	if !observed(ad) {
-		return fmt.Sprintf("Progressing: waiting for the operator to observe generation %d (its Ready condition is of an older one)",
-			ad.Generation)
+	if why := unobserved(ad); why != "" {
+		return "Progressing: " + why
 	}
 	state := phaseOf(&ad.Status)
 	if ad.Status.Message != "" {

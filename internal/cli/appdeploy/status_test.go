@@ -94,6 +94,7 @@ func TestStatus_ExitCodeOfEachState(t *testing.T) {
 			name: "Ready written for an older generation",
 			ad:   withStatus(func(ad *platformv1.AppDeployment) { ad.Status.Conditions[0].ObservedGeneration = 4 }),
 			code: 2,
+			out:  "api Progressing: waiting for the operator to observe generation 5 (its Ready condition is of an older one)\n",
 		},
 		{
 			name: "never observed",
