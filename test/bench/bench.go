@@ -686,11 +686,10 @@ func (b *bench) memory(ctx context.Context) error {
 		all, finished := b.obs.RunCount()
 		return fmt.Errorf("waiting for %d finished TaskRuns (have %d, %d finished): %w", b.cfg.MemoryRuns, all, finished, err)
 	}
-	s, err := quiesce(ctx, b.manager, 10*time.Second, 30*time.Minute)
-	if err != nil {
+	if _, err := quiesce(ctx, b.manager, 10*time.Second, 30*time.Minute); err != nil {
 		return err
 	}
-	mem, err := processMemory(b.manager.PID())
+	s, mem, err := settled(ctx, b.manager, 5*time.Minute)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func (b *bench) cacheFloor(ctx context.Context) (cached.Reading, error) {
 		return cached.Reading{}, fmt.Errorf("build: %w\n%s", err, out)
 	}
 	cmd := exec.CommandContext(ctx, bin, "--kubeconfig="+b.cluster.Kubeconfig,
-		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst))
+		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst), "--settle="+settleFor.String())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

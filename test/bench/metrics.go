@@ -336,6 +336,44 @@ func quiesce(ctx context.Context, m *harness.Manager, quiet, timeout time.Durati
 	}
 }
 
+// settleFor is how long a process's RSS must not fall before the memory
+// figure reads it, the manager's and the floor's alike
+// (test/bench/cachefloor's -settle): the runtime returns freed heap to the
+// operating system at its own pace, and a reading taken while it does would
+// count memory the process is giving back.
+const settleFor = 20 * time.Second
+
+// settled waits, once the manager is idle, until its RSS has not fallen by
+// more than 1 % for settleFor (at most timeout), and then reads its memory
+// and metrics.
+func settled(ctx context.Context, m *harness.Manager, timeout time.Duration) (sample, cached.Memory, error) {
+	deadline := time.Now().Add(timeout)
+	mem, err := processMemory(m.PID())
+	if err != nil {
+		return sample{}, mem, err
+	}
+	low, since := mem.RSS, time.Now()
+	for time.Since(since) < settleFor && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return sample{}, mem, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+		if mem, err = processMemory(m.PID()); err != nil {
+			return sample{}, mem, err
+		}
+		if mem.RSS < low*0.99 {
+			low, since = mem.RSS, time.Now()
+		}
+	}
+	s, err := scrape(ctx, m)
+	if err != nil {
+		return sample{}, mem, err
+	}
+	mem, err = processMemory(m.PID())
+	return s, mem, err
+}
+
 // processMemory reads a process's resident memory.
 func processMemory(pid int) (cached.Memory, error) {
 	return cached.ProcessMemory(pid)
