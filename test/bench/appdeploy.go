@@ -165,7 +165,7 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("bench-app-%d", time.Now().Unix()), harness.ClusterOptions{
-		Nodes:       4,
+		Nodes:       cfg.appNodes(),
 		KwokctlArgs: []string{"--disable-qps-limits"},
 	})
 	if err != nil {
@@ -229,6 +229,18 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	return b.res, nil
 }
 
+// podsPerNode is how many pods a kwok node takes: kwokctl's nodes allow 110,
+// as a kubelet does by default.
+const podsPerNode = 100
+
+// appNodes is how many nodes the suite's cluster needs for its pods at their
+// most: the AppDeployments', and the canaries' and the rollout floor's at
+// one surge pod each.
+func (c config) appNodes() int {
+	pods := max(c.Apps*c.AppReplicas, c.Apps*c.AppReplicas+2*c.Canaries*(c.AppReplicas+1))
+	return max(4, pods/podsPerNode+1)
+}
+
 // managerArgs are the manager's flags: as the main suites run it, with the
 // Prometheus the canaries are judged against.
 func (b *appBench) managerArgs() []string {
@@ -256,10 +268,14 @@ func (b *appBench) rollingApp(namespace string, i int) *platformv1.AppDeployment
 }
 
 // canaryApp is the i-th AppDeployment of figure 7d: strategy canary, one
-// step at 30 %, judged by its error rate every canaryInterval.
+// step at 30 %, judged by its error rate every canaryInterval, without a
+// Service.
 func (b *appBench) canaryApp(i int) *platformv1.AppDeployment {
 	ad := b.rollingApp(nsCanaries, i)
 	ad.Name = fmt.Sprintf("canary-%05d", i)
+	// No port, so no Service: kwok's Service range (a /24) holds figure 7a's
+	// Services and few more.
+	ad.Spec.Port = 0
 	ad.Spec.Strategy = platformv1.Strategy{
 		Type:          platformv1.StrategyCanary,
 		CanaryPercent: 30,
