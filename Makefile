@@ -121,11 +121,11 @@ test-chaos: tools ## Run the fault tests at full size: SIGKILLed managers, leade
 	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 40m $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
 
 # The benchmark's suites to run (comma-separated; all when empty): convergence,
-# recording, memory, coldstart, idle, maxsize.
+# recording, memory, coldstart, idle, maxsize, curve, appdeploy.
 SUITES ?=
 
 .PHONY: bench
-bench: tools ## Measure convergence, run recording, memory, idle writes and cold start on a kwok cluster; figures in bench/results/. SUITES=convergence,recording,...: only those.
+bench: tools ## Measure convergence, run recording, memory, idle writes, cold start, the growth curve and the AppDeployment figures (appdeploy) on kwok clusters; figures in bench/results/. SUITES=convergence,appdeploy,...: only those.
 	go build -o "$(LOCALBIN)/bench" ./test/bench
 	BENCH_SUITES="$(SUITES)" "$(LOCALBIN)/bench"
 

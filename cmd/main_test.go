@@ -48,3 +48,18 @@ func TestGCPercent_TheFlagUnlessGOGCIsSet(t *testing.T) {
 		t.Error("GOGC is set, yet the flag would override it")
 	}
 }
+
+// TestWorkers_AppDeploymentsHaveAsManyAsTheOtherControllers protects the
+// canary analysis's timing: the benchmark measured the passes that record
+// 100 canaries' measurements queueing for seconds behind 4 workers.
+func TestWorkers_AppDeploymentsHaveAsManyAsTheOtherControllers(t *testing.T) {
+	var o options
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.bindFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.appDeploymentWorkers < 16 {
+		t.Errorf("--appdeployment-max-concurrent-reconciles defaults to %d, want at least 16", o.appDeploymentWorkers)
+	}
+}

@@ -87,6 +87,13 @@ type config struct {
 	// Curve are the task counts of the growth curve, each measured on a
 	// cluster of its own with runsPerTask runs per task.
 	Curve []int `json:"curve"`
+	// Apps AppDeployments of AppReplicas pods each are created at once for
+	// figure 7a; Canaries analyse at once for figure 7d; AppIdle is how long
+	// figure 7c watches for writes.
+	Apps        int           `json:"apps"`
+	AppReplicas int           `json:"appReplicas"`
+	Canaries    int           `json:"canaries"`
+	AppIdle     time.Duration `json:"appIdle"`
 	// Suites are the figures measured, in the order of suites; all of them
 	// when empty.
 	Suites []string `json:"suites,omitempty"`
@@ -105,12 +112,18 @@ const (
 	suiteMaxSize     = "maxsize"
 	// suiteCurve runs after the others, each size on a cluster of its own.
 	suiteCurve = "curve"
+	// suiteAppDeploy runs last, on a cluster of its own.
+	suiteAppDeploy = "appdeploy"
 )
 
 // suites lists every suite in order.
 var suites = []string{
-	suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize, suiteCurve,
+	suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize, suiteCurve, suiteAppDeploy,
 }
+
+// ownCluster reports whether a suite runs on a cluster of its own rather
+// than on the one run starts.
+func ownCluster(suite string) bool { return suite == suiteCurve || suite == suiteAppDeploy }
 
 // runs reports whether the configuration measures suite.
 func (c config) runs(suite string) bool {
@@ -221,6 +234,8 @@ type results struct {
 	MaxSize maxSizeResult `json:"maxSize"`
 	// Curve is the growth curve, a point per size (figure 6).
 	Curve []curvePoint `json:"curve,omitempty"`
+	// AppDeploy is the AppDeployment figures (figure 7).
+	AppDeploy *appDeployResult `json:"appDeploy,omitempty"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	Duplicates []string `json:"runsNotOnePerJob"`
 	// HeapProfile is the manager's heap profile (pprof) at the memory figure,
@@ -325,8 +340,8 @@ type bench struct {
 // run measures the five figures on a new kwok cluster.
 func run(ctx context.Context, cfg config) (*results, error) {
 	res := &results{Started: time.Now().UTC(), Machine: describeMachine(), Config: cfg}
-	if !slices.ContainsFunc(suites, func(s string) bool { return s != suiteCurve && cfg.runs(s) }) {
-		return res, nil // the growth curve alone: each of its sizes runs on a cluster of its own
+	if !slices.ContainsFunc(suites, func(s string) bool { return !ownCluster(s) && cfg.runs(s) }) {
+		return res, nil // the growth curve or the AppDeployments alone: each runs on clusters of its own
 	}
 	// What watches this run's cluster (the observer's informers) stops with
 	// it: the growth curve runs one cluster after another in one process.
@@ -894,24 +909,34 @@ func (b *bench) waitReady(ctx context.Context, namespace string, want int, timeo
 }
 
 func (b *bench) createNamespace(ctx context.Context, name string) error {
+	return createNamespace(ctx, b.cluster.Client, name)
+}
+
+func (b *bench) deleteNamespace(ctx context.Context, name string) error {
+	return deleteNamespace(ctx, b.cluster.Client, name)
+}
+
+// createNamespace creates a namespace and waits until pods can be made in it.
+func createNamespace(ctx context.Context, c client.Client, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := b.cluster.Client.Create(ctx, ns); err != nil {
+	if err := c.Create(ctx, ns); err != nil {
 		return err
 	}
 	// Pods are rejected until the namespace's default ServiceAccount exists.
 	return poll(ctx, time.Now().Add(time.Minute), func() (bool, error) {
-		err := b.cluster.Client.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
+		err := c.Get(ctx, client.ObjectKey{Namespace: name, Name: "default"}, &corev1.ServiceAccount{})
 		return err == nil, client.IgnoreNotFound(err)
 	})
 }
 
-func (b *bench) deleteNamespace(ctx context.Context, name string) error {
+// deleteNamespace deletes a namespace and waits until it is gone.
+func deleteNamespace(ctx context.Context, c client.Client, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := b.cluster.Client.Delete(ctx, ns); err != nil {
+	if err := c.Delete(ctx, ns); err != nil {
 		return err
 	}
 	return poll(ctx, time.Now().Add(15*time.Minute), func() (bool, error) {
-		err := b.cluster.Client.Get(ctx, client.ObjectKeyFromObject(ns), ns)
+		err := c.Get(ctx, client.ObjectKeyFromObject(ns), ns)
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 }

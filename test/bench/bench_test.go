@@ -83,3 +83,48 @@ func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 		t.Errorf("the manager made %v writes after a restart, want 0", res.ColdStart.Writes)
 	}
 }
+
+// TestBench_SmallAppDeploymentRunKeepsTheInvariants runs the AppDeployment
+// suite at a small size and asserts what does not depend on the machine's
+// speed: every AppDeployment Ready, no writes when idle through resyncs, at
+// most targetWritesPerApp writes per new AppDeployment, every canary
+// promoted, and every measurement taken once per due time.
+func TestBench_SmallAppDeploymentRunKeepsTheInvariants(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Suites = []string{suiteAppDeploy}
+	cfg.Apps, cfg.Canaries, cfg.AppIdle = 20, 10, 30*time.Second
+	res, err := runAppDeploy(t.Context(), cfg)
+	if res != nil {
+		var table strings.Builder
+		printTable(&table, &results{Started: time.Now(), Machine: describeMachine(), Config: cfg, AppDeploy: res})
+		t.Log(table.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Apps != cfg.Apps {
+		t.Errorf("%d AppDeployments seen Ready, want %d", res.Apps, cfg.Apps)
+	}
+	if w := res.WritesPerApp; w <= 0 || w > targetWritesPerApp {
+		t.Errorf("%.2f manager writes per new AppDeployment (%s), want at most %d", w, writesBy(res.WritesPerAppBy),
+			targetWritesPerApp)
+	}
+	// Resyncs every two fifths of the window: every AppDeployment at least
+	// twice.
+	if objects := float64(2 * (cfg.Apps + cfg.Canaries)); res.IdleReconciles < objects {
+		t.Errorf("only %v reconciles while idle: no full resync happened (want at least %v)", res.IdleReconciles, objects)
+	}
+	if res.IdleWrites != 0 {
+		t.Errorf("the manager made %v writes while idle, want 0", res.IdleWrites)
+	}
+	if res.Promoted != cfg.Canaries {
+		t.Errorf("%d of %d canaries promoted", res.Promoted, cfg.Canaries)
+	}
+	// One step of canaryPasses Passes each (a window short of samples adds
+	// a NoData): none taken before it was due, so none taken twice for one
+	// due time, and each placed after the one before it or its step's start.
+	if want := cfg.Canaries * canaryPasses; res.Measurements < want || res.Repeated != 0 || res.Unplaced != 0 {
+		t.Errorf("%d step measurements (%d taken before due, %d not placed), want at least %d, each taken once when due",
+			res.Measurements, res.Repeated, res.Unplaced, want)
+	}
+}

@@ -16,8 +16,10 @@ limitations under the License.
 
 // Command bench measures platform-operator on a local kwok cluster (real
 // kube-apiserver, etcd, kube-controller-manager and scheduler; kwok plays the
-// kubelet) and prints five figures: convergence against a bare client doing
-// the same writes, run-recording latency, memory, idle writes and cold start.
+// kubelet) and prints its figures: convergence against a bare client doing
+// the same writes, run-recording latency, memory, idle writes, cold start,
+// the growth curve, and the AppDeployments' convergence, writes and canary
+// analysis.
 // It writes the same figures as JSON under bench/results/.
 //
 //	make tools && go run ./test/bench          # or: make bench
@@ -27,7 +29,9 @@ limitations under the License.
 // (5000), BENCH_MEMORY_RUNS (20000), BENCH_IDLE (10m), BENCH_CURVE (the
 // growth curve's task counts, 1000,2000,5000), BENCH_QPS and
 // BENCH_API_BURST (the manager's defaults), BENCH_WORKERS (the manager's
-// default), BENCH_OUT (bench/results).
+// default), BENCH_APPS (AppDeployments created at once, 200),
+// BENCH_APP_REPLICAS (3), BENCH_CANARIES (canaries analysing at once, 100),
+// BENCH_APP_IDLE (2m), BENCH_OUT (bench/results).
 package main
 
 import (
@@ -67,6 +71,10 @@ func defaultConfig() config {
 		// converge, and a heap growth far above the noise of the collector.
 		MaxSizeTasks: 1000,
 		Curve:        []int{1000, 2000, 5000},
+		Apps:         200,
+		AppReplicas:  3,
+		Canaries:     100,
+		AppIdle:      2 * time.Minute,
 	}
 }
 
@@ -95,6 +103,9 @@ func main() {
 	if err == nil && cfg.runs(suiteCurve) {
 		res.Curve, err = runCurve(context.Background(), cfg, res)
 	}
+	if err == nil && cfg.runs(suiteAppDeploy) {
+		res.AppDeploy, err = runAppDeploy(context.Background(), cfg)
+	}
 	if res != nil {
 		printTable(os.Stdout, res)
 		if path, werr := save(res); werr != nil {
@@ -114,7 +125,8 @@ func configFromEnv(cfg config) (config, error) {
 	ints := map[string]*int{
 		"BENCH_N": &cfg.Tasks, "BENCH_BURST_TASKS": &cfg.BurstTasks, "BENCH_MEMORY_TASKS": &cfg.MemoryTasks,
 		"BENCH_MEMORY_RUNS": &cfg.MemoryRuns, "BENCH_API_BURST": &cfg.Burst, "BENCH_WORKERS": &cfg.Workers,
-		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks,
+		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks, "BENCH_APPS": &cfg.Apps, "BENCH_APP_REPLICAS": &cfg.AppReplicas,
+		"BENCH_CANARIES": &cfg.Canaries,
 	}
 	for name, p := range ints {
 		if v := os.Getenv(name); v != "" {
@@ -154,12 +166,15 @@ func configFromEnv(cfg config) (config, error) {
 		}
 		cfg.QPS = q
 	}
-	if v := os.Getenv("BENCH_IDLE"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return cfg, fmt.Errorf("BENCH_IDLE=%q: want a duration such as 10m", v)
+	durations := map[string]*time.Duration{"BENCH_IDLE": &cfg.Idle, "BENCH_APP_IDLE": &cfg.AppIdle}
+	for name, p := range durations {
+		if v := os.Getenv(name); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return cfg, fmt.Errorf("%s=%q: want a duration such as 10m", name, v)
+			}
+			*p = d
 		}
-		cfg.Idle = d
 	}
 	if cfg.MemoryTasks < cfg.Tasks {
 		return cfg, fmt.Errorf("BENCH_MEMORY_TASKS (%d) must be at least BENCH_N (%d): the memory figure reuses those tasks",
@@ -201,9 +216,11 @@ func printTable(w io.Writer, r *results) {
 	rows := map[string]func(io.Writer, *results){
 		suiteConvergence: convergenceRows, suiteRecording: recordingRows, suiteMemory: memoryRows,
 		suiteMaxSize: maxSizeRows, suiteIdle: idleRows, suiteColdStart: coldStartRows, suiteCurve: curveRows,
+		suiteAppDeploy: appDeployRows,
 	}
 	// The rows in the figures' order; the size limits are figure 3b.
-	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart, suiteCurve}
+	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart, suiteCurve,
+		suiteAppDeploy}
 	for _, suite := range order {
 		if r.Config.runs(suite) || suite == suiteMemory && r.Memory.Tasks > 0 { // the curve's, see runCurve
 			rows[suite](tw, r)

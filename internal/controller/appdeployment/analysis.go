@@ -98,6 +98,11 @@ type measureRequest struct {
 	// canary and stable are the template variables of the two tracks.
 	canary, stable analysis.Vars
 	minSamples     int64
+	// due is when the measurement is due; zero when at once (a first
+	// preflight). The measurer waits for it, and a finished measurement of
+	// the same key taken at or after it answers the request, even before a
+	// pass has recorded it.
+	due time.Time
 	// timeout bounds the whole measurement: well under the interval, so a
 	// Prometheus that never answers costs one goroutine, never a worker.
 	timeout time.Duration
@@ -218,26 +223,35 @@ func (p *pass) analyze(c *platformv1.CanaryStatus) bool {
 	return true
 }
 
-// schedule asks for a measurement of key when one is due: an interval after
-// the last, or (for a step) an interval after its pods were ready, so the
-// first measurement covers a whole window of canary traffic; a preflight is
-// due at once. Otherwise it asks for a pass when one will be due.
+// schedule asks for the next measurement of key, due an interval after the
+// last, or (for a step) an interval after its pods were ready, so the first
+// measurement covers a whole window of canary traffic; a preflight is due
+// at once. The measurer takes it when it is due, by its own timer: a pass
+// woken then would wait for a worker, behind every other AppDeployment's,
+// before it could start it.
 func (p *pass) schedule(c *platformv1.CanaryStatus, key measureKey, last, ready *metav1.Time) {
 	s := analysisSettings(p.ad)
 	from := last
 	if from == nil {
 		from = ready
 	}
-	if from != nil {
-		if due := from.Add(s.interval); p.now.Before(&metav1.Time{Time: due}) {
-			p.wakeAt(due)
-			return
-		}
-	}
 	p.measure = p.measureRequest(c, key, s)
+	start := p.now.Time
+	if from != nil {
+		p.measure.due = from.Add(s.interval)
+		start = later(start, p.measure.due)
+	}
 	// The measurer wakes the AppDeployment when it has an answer; should it
 	// have been too busy to take the request, this pass asks again.
-	p.wakeAt(p.now.Add(p.measure.timeout + time.Second))
+	p.wakeAt(start.Add(p.measure.timeout + time.Second))
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // measureRequest is the request for a measurement of the canary c.

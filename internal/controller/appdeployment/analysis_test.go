@@ -428,3 +428,130 @@ func (b blackHole) Query(ctx context.Context, _ string, _ time.Time) (analysis.V
 		return analysis.Value{}, errors.New("closed")
 	}
 }
+
+func TestRelease_PassBetweenSecondsIsAskedForWhenThePauseEndsNotASecondLater(t *testing.T) {
+	ad := canaryApp()
+	ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyCanary,
+		Steps: []platformv1.CanaryStep{{Weight: 30, PauseSeconds: ptr.To[int32](30)}}}
+	w := newWorld(t, ad)
+	w.run()
+	w.setImage(image124)
+	w.runFor(5 * time.Second)
+	c := w.ad.Status.Canary
+	if c == nil || c.Step.PauseUntil == nil {
+		t.Fatalf("canary %+v: want its step paused", c)
+	}
+	// A pass 2.4 s before the pause ends, woken by a pod or a resync.
+	until := c.Step.PauseUntil.Time
+	at := until.Add(-2400 * time.Millisecond)
+	p := newPass(w.ad, w.observation(), at)
+	p.decide()
+	if want := until.Sub(at); p.requeueAfter != want {
+		t.Fatalf("requeue after %s, want %s: the pass must come when the pause ends", p.requeueAfter, want)
+	}
+}
+
+func TestAnalysis_MeasurementIsAskedForItsDueTimeBeforeItIsDue(t *testing.T) {
+	w := newWorld(t, analysedApp())
+	w.prometheus = newFakePrometheus(0.1, 0.1)
+	w.run()
+	w.setImage(image124)
+	w.runFor(10 * time.Second)
+	a := w.ad.Status.Canary.Analysis
+	if a == nil || a.MeasuredAt == nil || a.Step == nil {
+		t.Fatalf("analysis %+v: want a step measured", a)
+	}
+	// A pass 1.6 s after a measurement hands the next one to the measurer,
+	// which starts it when it is due, without waiting for a worker.
+	due := a.MeasuredAt.Add(5 * time.Second)
+	p := newPass(w.ad, w.observation(), a.MeasuredAt.Add(1600*time.Millisecond))
+	p.decide()
+	if p.measure == nil || !p.measure.due.Equal(due) {
+		t.Fatalf("measurement asked for %+v, want one due at %s", p.measure, due)
+	}
+}
+
+func TestMeasurer_AMeasurementAskedForBeforeItIsDueStartsWhenDue(t *testing.T) {
+	prom := &countingPrometheus{}
+	start := time.Date(2026, 11, 30, 12, 0, 1, 600_000_000, time.UTC)
+	clk := clocktesting.NewFakeClock(start)
+	m := newMeasurer(prom, clk)
+	ad := analysedApp()
+	due := start.Add(3400 * time.Millisecond)
+	req := &measureRequest{key: measureKey{revision: "r1"}, criteria: ad.Spec.Strategy.CanaryCriteria,
+		minSamples: 10, timeout: time.Second, due: due}
+	m.start(ad, req)
+	clk.Step(3399 * time.Millisecond)
+	if got := prom.count(); got != 0 {
+		t.Fatalf("%d queries before the measurement was due", got)
+	}
+	clk.Step(time.Millisecond)
+	waitWake(t, m)
+	got := m.latest(types.NamespacedName{Namespace: ad.Namespace, Name: ad.Name})
+	if got == nil || !got.at.Equal(due) {
+		t.Fatalf("measured %+v, want it taken at %s", got, due)
+	}
+}
+
+// countingPrometheus answers every query at once and counts them.
+type countingPrometheus struct {
+	mu      sync.Mutex
+	queries int
+}
+
+func (c *countingPrometheus) Query(context.Context, string, time.Time) (analysis.Value, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.queries++
+	return analysis.Value{Number: 100}, nil
+}
+
+func (c *countingPrometheus) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queries
+}
+
+// waitWake waits for the measurer's wake-up of a finished measurement.
+func waitWake(t *testing.T, m *measurer) {
+	t.Helper()
+	select {
+	case <-m.wake:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up after the measurement")
+	}
+}
+
+func TestMeasurer_AMeasurementDueIsTakenOnceWhenAskedAgainBeforeItIsRecorded(t *testing.T) {
+	prom := &countingPrometheus{}
+	due := time.Date(2026, 11, 30, 12, 0, 10, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(due.Add(50 * time.Millisecond))
+	m := newMeasurer(prom, clk)
+	ad := analysedApp()
+	req := &measureRequest{key: measureKey{revision: "r1"}, criteria: ad.Spec.Strategy.CanaryCriteria,
+		minSamples: 10, timeout: time.Second, due: due}
+	m.start(ad, req)
+	waitWake(t, m)
+	once := prom.count()
+	// A pass that read the status before the answer was recorded asks for
+	// the same due measurement again, a second later.
+	clk.SetTime(due.Add(1200 * time.Millisecond))
+	m.start(ad, req)
+	select {
+	case <-m.wake:
+		t.Fatal("the measurement due was taken a second time")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if got := prom.count(); got != once {
+		t.Fatalf("%d queries after asking twice for one due measurement, want %d", got, once)
+	}
+	// The measurement due next is taken.
+	next := *req
+	next.due = due.Add(5 * time.Second)
+	clk.SetTime(next.due)
+	m.start(ad, &next)
+	waitWake(t, m)
+	if got := prom.count(); got != 2*once {
+		t.Fatalf("%d queries after the next due measurement, want %d", got, 2*once)
+	}
+}

@@ -36,6 +36,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/release"
 )
 
 // act makes the children what the pass wants, in an order that never leaves
@@ -184,7 +185,20 @@ func (r *Reconciler) reconcileService(ctx context.Context, ad *platformv1.AppDep
 		}
 		return nil
 	}
-	desired := corev1ac.Service(ad.Name, ad.Namespace).
+	_, err := r.applier.Apply(ctx, ad, &corev1.Service{}, DesiredService(ad))
+	var notOwned *reconcileutil.NotControlledError
+	if errors.As(err, &notOwned) {
+		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
+		return nil
+	}
+	return err
+}
+
+// DesiredService is the apply configuration of the Service that exposes
+// spec.port of ad, selecting the pods of both tracks so that traffic divides
+// by ready pods. The benchmark's bare client applies the very same object.
+func DesiredService(ad *platformv1.AppDeployment) *corev1ac.ServiceApplyConfiguration {
+	return corev1ac.Service(ad.Name, ad.Namespace).
 		WithLabels(map[string]string{
 			platformv1.AppNameLabel:   ad.Name,
 			platformv1.ManagedByLabel: platformv1.ManagedByValue,
@@ -195,13 +209,16 @@ func (r *Reconciler) reconcileService(ctx context.Context, ad *platformv1.AppDep
 			WithPorts(corev1ac.ServicePort().
 				WithName("http").WithProtocol(corev1.ProtocolTCP).
 				WithPort(ad.Spec.Port).WithTargetPort(intstr.FromString("http"))))
-	_, err := r.applier.Apply(ctx, ad, &corev1.Service{}, desired)
-	var notOwned *reconcileutil.NotControlledError
-	if errors.As(err, &notOwned) {
-		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
-		return nil
-	}
-	return err
+}
+
+// DesiredStableDeployment is the apply configuration of the stable
+// Deployment of ad running its spec at full size: what the first release of
+// a new AppDeployment, or a rolling release, applies. The benchmark's bare
+// client applies the very same object.
+func DesiredStableDeployment(ad *platformv1.AppDeployment) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	t, rev := podTemplate(ad)
+	return desiredDeployment(ad, ad.Name, platformv1.TrackStable, forTrack(t, rev, platformv1.TrackStable),
+		release.Replicas(&ad.Spec))
 }
 
 // replicasOf is a Deployment's desired size.

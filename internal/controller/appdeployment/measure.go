@@ -68,28 +68,47 @@ var errNoPrometheus = errors.New("the manager has no Prometheus address (--prome
 type measurer struct {
 	provider analysis.Provider
 	clock    clock.PassiveClock
-	wake     chan event.GenericEvent
-	slots    chan struct{}
+	// timers start measurements when they are due.
+	timers clock.WithDelayedExecution
+	wake   chan event.GenericEvent
+	slots  chan struct{}
 
 	mu       sync.Mutex
 	inFlight map[types.NamespacedName]measureKey
 	done     map[types.NamespacedName]*measured
+	// waiting are the measurements asked for before they are due, with
+	// the timer that starts each.
+	waiting map[types.NamespacedName]*waitingMeasurement
+}
+
+// waitingMeasurement is a measurement that starts when it is due.
+type waitingMeasurement struct {
+	key   measureKey
+	due   time.Time
+	timer clock.Timer
 }
 
 // newMeasurer returns a measurer that queries provider; a nil provider
 // answers every query with an error, so analysed canaries hold with
-// ProviderError and say why.
+// ProviderError and say why. A clock that cannot run timers (a passive
+// one) leaves them to the real clock.
 func newMeasurer(provider analysis.Provider, clk clock.PassiveClock) *measurer {
 	if provider == nil {
 		provider = noProvider{}
 	}
+	timers, ok := clk.(clock.WithDelayedExecution)
+	if !ok {
+		timers = clock.RealClock{}
+	}
 	return &measurer{
 		provider: provider,
 		clock:    clk,
+		timers:   timers,
 		wake:     make(chan event.GenericEvent, maxMeasurements),
 		slots:    make(chan struct{}, maxMeasurements),
 		inFlight: map[types.NamespacedName]measureKey{},
 		done:     map[types.NamespacedName]*measured{},
+		waiting:  map[types.NamespacedName]*waitingMeasurement{},
 	}
 }
 
@@ -100,27 +119,60 @@ func (m *measurer) latest(app types.NamespacedName) *measured {
 	return m.done[app]
 }
 
-// start begins a measurement for an AppDeployment unless one of the same
-// key is in flight or every slot is taken (the pass asks again later). The
-// AppDeployment object is passed to wake it when the answer is in.
+// start begins a measurement for an AppDeployment when it is due (at once
+// when it is due already), unless one of the same key is in flight, one
+// taken since it fell due waits to be recorded, or every slot is taken (the
+// pass asks again later). A request for a later time replaces the one
+// waiting. The AppDeployment is woken when the answer is in.
+//
+// The second case is a pass that read the status before the answer of the
+// measurement due was recorded, and asks for it again after that answer
+// came in: taken again a second later, it would count twice.
 func (m *measurer) start(ad *platformv1.AppDeployment, req *measureRequest) {
 	app := types.NamespacedName{Namespace: ad.Namespace, Name: ad.Name}
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if wait := req.due.Sub(m.clock.Now()); wait > 0 {
+		if w := m.waiting[app]; w != nil {
+			if w.key == req.key && w.due.Equal(req.due) {
+				return
+			}
+			w.timer.Stop()
+		}
+		w := &waitingMeasurement{key: req.key, due: req.due}
+		w.timer = m.timers.AfterFunc(wait, func() {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			if m.waiting[app] == w {
+				delete(m.waiting, app)
+				m.launch(app, req)
+			}
+		})
+		m.waiting[app] = w
+		return
+	}
+	m.launch(app, req)
+}
+
+// launch starts the measurement of req for app now, unless one of its key is
+// in flight, its due time is measured already or no slot is free. The
+// caller holds m.mu.
+func (m *measurer) launch(app types.NamespacedName, req *measureRequest) {
 	if k, ok := m.inFlight[app]; ok && k == req.key {
-		m.mu.Unlock()
+		return
+	}
+	if d := m.done[app]; d != nil && d.key == req.key && !d.at.Before(req.due) {
 		return
 	}
 	select {
 	case m.slots <- struct{}{}:
 	default:
-		m.mu.Unlock()
 		return
 	}
 	m.inFlight[app] = req.key
-	m.mu.Unlock()
 
 	wakeObj := &platformv1.AppDeployment{}
-	wakeObj.Namespace, wakeObj.Name = ad.Namespace, ad.Name
+	wakeObj.Namespace, wakeObj.Name = app.Namespace, app.Name
 	go func() {
 		defer func() { <-m.slots }()
 		res := m.measure(req)
@@ -175,6 +227,10 @@ func (m *measurer) forget(app types.NamespacedName) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.done, app)
+	if w := m.waiting[app]; w != nil {
+		w.timer.Stop()
+		delete(m.waiting, app)
+	}
 }
 
 // noProvider is the Provider of a manager without a Prometheus address.

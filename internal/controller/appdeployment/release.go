@@ -51,7 +51,11 @@ var failingWaitReasons = map[string]bool{
 type pass struct {
 	ad  *platformv1.AppDeployment
 	obs *observation
-	now metav1.Time
+	// now is the pass's time in whole seconds, as status records times;
+	// exact is the clock's reading, from which waits are counted, so that a
+	// pass asked for at a time comes at it, not up to a second later.
+	now   metav1.Time
+	exact time.Time
 
 	// template and revision are what the spec asks the pods to be.
 	template *corev1.PodTemplateSpec
@@ -122,7 +126,7 @@ func newPass(ad *platformv1.AppDeployment, obs *observation, now time.Time) *pas
 		progress: progressSince(st.Conditions),
 	}
 	p := &pass{
-		ad: ad, obs: obs, now: metav1.NewTime(now.Truncate(time.Second)),
+		ad: ad, obs: obs, now: metav1.NewTime(now.Truncate(time.Second)), exact: now,
 		template: t, revision: rev,
 		replicas: release.Replicas(&ad.Spec),
 		steps:    release.Steps(&ad.Spec.Strategy),
@@ -526,9 +530,16 @@ func (p *pass) transitionWithOutcome(eventType, reason, action, msg string, star
 	p.events = append(p.events, transition{eventType: eventType, reason: reason, action: action, message: msg, outcome: &o, started: started})
 }
 
-// wakeAt asks for a pass at t.
+// wakeAt asks for a pass at t. The wait counts from the clock's exact
+// reading: counted from the pass's whole second, it would come up to a
+// second after t.
 func (p *pass) wakeAt(t time.Time) {
-	d := max(t.Sub(p.now.Time), time.Second)
+	d := t.Sub(p.exact)
+	if d <= 0 {
+		// t has come by the clock, but not yet for the pass, which sees time
+		// in whole seconds: it comes at the next one.
+		d = p.now.Add(time.Second).Sub(p.exact)
+	}
 	if p.requeueAfter == 0 || d < p.requeueAfter {
 		p.requeueAfter = d
 	}
