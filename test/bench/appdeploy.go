@@ -506,8 +506,8 @@ func (b *appBench) canaries(ctx context.Context) error {
 	var maxRSS float64
 	promoted := 0
 	err = poll(ctx, time.Now().Add(20*time.Minute), func() (bool, error) {
-		if rss, _, err := processMemory(b.manager.PID()); err == nil {
-			maxRSS = max(maxRSS, rss)
+		if mem, err := processMemory(b.manager.PID()); err == nil {
+			maxRSS = max(maxRSS, mem.RSS)
 		}
 		promoted = 0
 		for _, k := range names {
@@ -529,14 +529,14 @@ func (b *appBench) canaries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, peak, err := processMemory(b.manager.PID())
+	mem, err := processMemory(b.manager.PID())
 	if err != nil {
 		return err
 	}
 	r := b.res
 	r.Canaries, r.Promoted, r.IntervalSeconds = n, promoted, canaryInterval.Seconds()
 	r.AnalysisSeconds, r.CPUSeconds = end.Sub(start).Seconds(), after.cpuSeconds-before.cpuSeconds
-	r.RSSMiB, r.PeakRSSMiB = maxRSS/(1<<20), peak/(1<<20)
+	r.RSSMiB, r.PeakRSSMiB = maxRSS/(1<<20), mem.Peak/(1<<20)
 	r.PrometheusQueries = queriesAfter - queriesBefore
 	b.analyse(names, image)
 	return nil
