@@ -39,6 +39,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/internal/testutil/testenv"
+	"github.com/example/platform-operator/test/bench/internal/cached"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -506,7 +507,7 @@ func (b *appBench) canaries(ctx context.Context) error {
 	var maxRSS float64
 	promoted := 0
 	err = poll(ctx, time.Now().Add(20*time.Minute), func() (bool, error) {
-		if mem, err := processMemory(b.manager.PID()); err == nil {
+		if mem, err := cached.ProcessMemory(b.manager.PID()); err == nil {
 			maxRSS = max(maxRSS, mem.RSS)
 		}
 		promoted = 0
@@ -529,7 +530,7 @@ func (b *appBench) canaries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mem, err := processMemory(b.manager.PID())
+	mem, err := cached.ProcessMemory(b.manager.PID())
 	if err != nil {
 		return err
 	}

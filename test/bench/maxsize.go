@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/test/bench/internal/cached"
 )
 
 // nsMaxSize is the namespace of the tasks at the size limits.
@@ -95,7 +96,7 @@ func (b *bench) liveMemory(ctx context.Context) (memoryReading, error) {
 	if err != nil {
 		return memoryReading{}, err
 	}
-	mem, err := processMemory(b.manager.PID())
+	mem, err := cached.ProcessMemory(b.manager.PID())
 	if err != nil {
 		return memoryReading{}, err
 	}

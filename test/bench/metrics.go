@@ -348,7 +348,7 @@ const settleFor = 20 * time.Second
 // and metrics.
 func settled(ctx context.Context, m *harness.Manager, timeout time.Duration) (sample, cached.Memory, error) {
 	deadline := time.Now().Add(timeout)
-	mem, err := processMemory(m.PID())
+	mem, err := cached.ProcessMemory(m.PID())
 	if err != nil {
 		return sample{}, mem, err
 	}
@@ -359,7 +359,7 @@ func settled(ctx context.Context, m *harness.Manager, timeout time.Duration) (sa
 			return sample{}, mem, ctx.Err()
 		case <-time.After(2 * time.Second):
 		}
-		if mem, err = processMemory(m.PID()); err != nil {
+		if mem, err = cached.ProcessMemory(m.PID()); err != nil {
 			return sample{}, mem, err
 		}
 		if mem.RSS < low*0.99 {
@@ -370,11 +370,6 @@ func settled(ctx context.Context, m *harness.Manager, timeout time.Duration) (sa
 	if err != nil {
 		return sample{}, mem, err
 	}
-	mem, err = processMemory(m.PID())
+	mem, err = cached.ProcessMemory(m.PID())
 	return s, mem, err
-}
-
-// processMemory reads a process's resident memory.
-func processMemory(pid int) (cached.Memory, error) {
-	return cached.ProcessMemory(pid)
 }
