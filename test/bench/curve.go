@@ -87,6 +87,7 @@ func runCurve(ctx context.Context, cfg config, res *results) ([]curvePoint, erro
 			return points, fmt.Errorf("%d tasks: %w", n, err)
 		}
 		c, m := r.Convergence, r.Memory
+		res.Duplicates, res.RunsChecked = append(res.Duplicates, r.Duplicates...), true
 		if res.Memory.Tasks == 0 && m.Tasks == cfg.MemoryTasks && m.Runs == cfg.MemoryRuns {
 			res.Memory, res.HeapProfile = m, r.HeapProfile
 		}

@@ -229,9 +229,11 @@ func printTable(w io.Writer, r *results) {
 		}
 	}
 	_ = tw.Flush()
-	if len(r.Duplicates) == 0 {
+	switch {
+	case !r.RunsChecked:
+	case len(r.Duplicates) == 0:
 		fmt.Fprintln(w, "\nevery Job has exactly one TaskRun")
-	} else {
+	default:
 		fmt.Fprintf(w, "\n%d Jobs without exactly one TaskRun, e.g. %s\n", len(r.Duplicates), r.Duplicates[0])
 	}
 }
