@@ -124,6 +124,10 @@ type Measurement struct {
 	Stable  *float64                     // stable value: with compareToStable, and in a preflight
 	Samples *int64                       // the measured track's samples, when a sample guard ran
 	Message string                       // one line for people: "error_rate 0.12% <= 0.5% (n=812)"
+	// Threshold is the criterion's test as status shows it ("<= 0.5%"),
+	// set by the measurer from the criterion it compiled; empty when the
+	// criterion did not compile.
+	Threshold string
 }
 
 // maxMessage bounds a Measurement's message, in characters: it is one line

@@ -238,17 +238,28 @@ func printTable(w io.Writer, r *results) {
 	}
 }
 
+// seconds lists times in seconds: "8.1s, 9.0s, 10.0s".
+func seconds(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.1fs", x)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // convergenceRows are figure 1's rows: convergence and writes per task.
 func convergenceRows(tw io.Writer, r *results) {
 	c := r.Convergence
 	row(tw, "1", fmt.Sprintf("convergence, %d tasks", c.Tasks),
-		fmt.Sprintf("operator %.1fs / bare client %.1fs = %.2f",
-			c.OperatorSeconds, c.BaselineSeconds, c.Ratio),
+		fmt.Sprintf("operator %.1fs (all created at %.1fs) / bare client %.1fs (median of %s) = %.2f",
+			c.OperatorSeconds, c.CreatedSeconds, c.BaselineSeconds, seconds(c.BaselineRuns), c.Ratio),
 		fmt.Sprintf("<= %.2f", targetRatio), c.Tasks > 0 && c.Ratio <= targetRatio)
 	row(tw, "", "manager writes per new task",
 		fmt.Sprintf("%.2f (%s); beside them %.2f access reviews", c.ManagerWritesPer, writesBy(c.WritesPerTaskBy),
 			c.AccessReviewsPer),
 		fmt.Sprintf("<= %d", targetWrites), c.Tasks > 0 && c.ManagerWritesPer <= targetWrites)
+	passesRow(tw, "convergence", c.Diagnosis)
+	requestsRow(tw, "convergence", c.Diagnosis)
 }
 
 // recordingRows are figure 2's rows: recording under a burst.
@@ -262,18 +273,30 @@ func recordingRows(tw io.Writer, r *results) {
 		fmt.Sprintf("p99 <= %gs, max <= %gs", targetP99, targetMax), ok(rec.CompletionToSucceeded))
 	fmt.Fprintf(tw, "\tCronJob controller skew (not ours)\t%s\t-\t-\n", lat(rec.CronJobSkew))
 	bd := rec.Burst
-	fmt.Fprintf(tw, "\tburst: ScheduleTask passes, writes, queue wait\t"+
-		"%.0f passes (%.0f errors, mean %.0f ms; TaskRun passes %.0f ms), %.0f manager writes; "+
-		"queue wait p50 <= %.3gs, p99 <= %.3gs\t-\t-\n",
-		bd.TaskPasses, bd.TaskPassErrors, bd.PassSeconds*1000, bd.RunPassSeconds*1000, bd.Writes,
-		bd.QueueWaitP50UpTo, bd.QueueWaitP99UpTo)
+	passesRow(tw, "burst", bd)
 	fmt.Fprintf(tw, "\tburst: runs recorded > %s after their Job\t%d (their Jobs' skew: %s)\t-\t-\n",
 		lateRun, bd.LateRuns, lat(bd.LateJobSkew))
-	fmt.Fprintf(tw, "\tburst: API requests, client limiter, CPU\t"+
+	requestsRow(tw, "burst", bd)
+}
+
+// passesRow is where a figure's time went in the ScheduleTask controller:
+// its passes, its writes and its queue's wait.
+func passesRow(tw io.Writer, what string, d burstDiagnosis) {
+	fmt.Fprintf(tw, "\t%s: ScheduleTask passes, writes, queue wait\t"+
+		"%.0f passes (%.0f errors, mean %.0f ms; TaskRun passes %.0f ms), %.0f manager writes; "+
+		"queue wait p50 <= %.3gs, p99 <= %.3gs\t-\t-\n",
+		what, d.TaskPasses, d.TaskPassErrors, d.PassSeconds*1000, d.RunPassSeconds*1000, d.Writes,
+		d.QueueWaitP50UpTo, d.QueueWaitP99UpTo)
+}
+
+// requestsRow is where a figure's time went in the manager's API requests
+// and CPU.
+func requestsRow(tw io.Writer, what string, d burstDiagnosis) {
+	fmt.Fprintf(tw, "\t%s: API requests, client limiter, CPU\t"+
 		"%.0f requests: limiter wait mean %.3fs (p99 <= %.3gs), API answer mean %.3fs; "+
 		"manager CPU %.1fs in %.0fs (%.0f%% of a core)\t-\t-\n",
-		bd.Requests, bd.LimiterWait, bd.LimiterWaitP99UpTo, bd.APISeconds, bd.CPUSeconds, bd.Seconds,
-		100*ratio(bd.CPUSeconds, bd.Seconds))
+		what, d.Requests, d.LimiterWait, d.LimiterWaitP99UpTo, d.APISeconds, d.CPUSeconds, d.Seconds,
+		100*ratio(d.CPUSeconds, d.Seconds))
 }
 
 // memoryRows are figure 3's row.

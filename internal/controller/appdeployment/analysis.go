@@ -291,7 +291,6 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 	for i := range a.Criteria {
 		byName[a.Criteria[i].Name] = &a.Criteria[i]
 	}
-	compiled := criteriaByName(p.ad.Spec.Strategy.CanaryCriteria)
 	out := make([]platformv1.CriterionStatus, 0, len(m.results))
 	providerError := false
 	for _, r := range m.results {
@@ -306,8 +305,8 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 			NoData: ptr.To(count(old.NoData)), Errors: ptr.To(count(old.Errors)),
 			ConsecutiveFails: ptr.To[int32](0), ConsecutiveNoData: ptr.To[int32](0),
 		}
-		if c := compiled[r.Name]; c != nil {
-			cs.Threshold = reconcileutil.Truncate(c.Threshold(), 1024)
+		if r.Threshold != "" {
+			cs.Threshold = reconcileutil.Truncate(r.Threshold, 1024)
 		}
 		switch r.Result {
 		case platformv1.MeasurementPass:
@@ -347,30 +346,12 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 // count is a count of the status, 0 when unset.
 func count(n *int32) int32 { return ptr.Deref(n, 0) }
 
-// criteriaByName compiles the criteria, by name, for their thresholds; a
-// criterion that does not compile (admission refuses it) is left out.
-func criteriaByName(criteria []platformv1.CanaryCriterion) map[string]*analysis.Criterion {
-	out := make(map[string]*analysis.Criterion, len(criteria))
-	for _, c := range criteria {
-		if compiled, err := analysis.Compile(c); err == nil {
-			out[compiled.Name()] = compiled
-		}
-	}
-	return out
-}
-
 // formatValue writes a measured value for status, nil as "".
 func formatValue(v *float64) string {
 	if v == nil {
 		return ""
 	}
 	return strconv.FormatFloat(*v, 'g', 6, 64)
-}
-
-// analysisPauseReason is the reason of analysisPause alone.
-func (p *pass) analysisPauseReason(c *platformv1.CanaryStatus) platformv1.PauseReason {
-	r, _ := p.analysisPause(c)
-	return r
 }
 
 // analysisPause says why the analysis holds a running canary, if it does:

@@ -211,6 +211,9 @@ func (m *measurer) measure(req *measureRequest) *measured {
 		default:
 			r = analysis.Measure(ctx, m.provider, compiled, req.canary, req.stable, req.minSamples, at)
 		}
+		if err == nil {
+			r.Threshold = compiled.Threshold()
+		}
 		metric := string(c.Metric)
 		if metric == "" {
 			metric = "query"

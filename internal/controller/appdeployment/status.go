@@ -181,12 +181,16 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 				fmt.Sprintf("canary %s failed (%s: %s); held: retry or abort", cur, f.Reason, f.Message)
 		}
 		msg := p.canaryMessage(c, st)
+		var held platformv1.PauseReason
+		var why string
+		if stepIndex(c) < int32(len(p.steps)) {
+			held, why = p.analysisPause(c)
+		}
 		switch {
 		case ad.Spec.Paused:
 			return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
-		case stepIndex(c) < int32(len(p.steps)) && p.analysisPauseReason(c) != "":
-			reason, why := p.analysisPause(c)
-			return platformv1.PhasePaused, reason, string(reason), msg + ", paused: " + why
+		case held != "":
+			return platformv1.PhasePaused, held, string(held), msg + ", paused: " + why
 		case stepIndex(c) < int32(len(p.steps)) && c.Step.ReadyAt != nil && needsApproval(p.steps[stepIndex(c)]) &&
 			(c.Step.PauseUntil == nil || !p.now.Before(c.Step.PauseUntil)):
 			return platformv1.PhasePaused, platformv1.PauseApproval, platformv1.ReasonWaitingForApproval, msg + ", waiting for promotion"

@@ -18,10 +18,13 @@ package v1
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -49,9 +52,23 @@ func requestUser(ctx context.Context) (authenticationv1.UserInfo, error) {
 	return req.UserInfo, nil
 }
 
+// AllowedTTL is how long admission keeps an access review's "allowed": a
+// user creating a thousand tasks in a namespace is asked about once, and a
+// right taken away is seen by admission at most this long after. Denials
+// are not kept, so a right granted counts at once. The API server's own
+// webhook authorizer keeps allowed answers five minutes by default
+// (--authorization-webhook-cache-authorized-ttl).
+const AllowedTTL = 10 * time.Second
+
+// allowedAnswers holds the allowed answers of access reviews, by review,
+// for AllowedTTL: apimachinery's LRU cache with expiry, as the API
+// server's webhook authorizer uses it.
+var allowedAnswers = cache.NewLRUExpireCache(4096)
+
 // allowed asks the API server (a SubjectAccessReview) whether the user may do
 // what attrs say. The review carries the user's groups, UID and extra, so
-// impersonated and service-account users are judged as themselves.
+// impersonated and service-account users are judged as themselves. An
+// allowed answer is kept for AllowedTTL, keyed by the whole review.
 func allowed(ctx context.Context, c client.Client, u authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User: u.Username, Groups: u.Groups, UID: u.UID, Extra: map[string]authorizationv1.ExtraValue{},
@@ -60,8 +77,20 @@ func allowed(ctx context.Context, c client.Client, u authenticationv1.UserInfo, 
 	for k, vals := range u.Extra {
 		sar.Spec.Extra[k] = authorizationv1.ExtraValue(vals)
 	}
+	// The spec's JSON is the key: maps are written in key order, so equal
+	// reviews have equal keys.
+	key, err := json.Marshal(&sar.Spec)
+	if err != nil {
+		return false, fmt.Errorf("encode the access review of %s: %w", u.Username, err)
+	}
+	if _, ok := allowedAnswers.Get(string(key)); ok {
+		return true, nil
+	}
 	if err := c.Create(ctx, sar); err != nil {
 		return false, fmt.Errorf("ask the API server whether %s may %s %s.%s: %w", u.Username, attrs.Verb, attrs.Resource, attrs.Group, err)
+	}
+	if sar.Status.Allowed {
+		allowedAnswers.Add(string(key), true, AllowedTTL)
 	}
 	return sar.Status.Allowed, nil
 }
