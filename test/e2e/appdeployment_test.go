@@ -183,11 +183,23 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 	})
 	g := NewWithT(t)
 
+	stable := deployment(g, t, ns, "order-service")
+	oldRevision := stable.Spec.Template.Labels[platformv1.RevisionLabel]
+	made := harness.WatchPodsMade(t, cluster, ns, ad.Name, platformv1.TrackStable)
 	request(t, ad, platformv1.PromoteAnnotation)
 	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		expectReady(g, got)
 		g.Expect(got.Status.StableVersion).To(Equal(v124))
 	})
+	// The stable Deployment takes the new template at its size, then grows:
+	// changed together, the Deployment controller would first grow the old
+	// ReplicaSet, making a pod of the old version only to replace it.
+	if n := made.Count(oldRevision); n != 0 {
+		t.Errorf("%d stable pods of the old revision %s made during the promotion, want 0", n, oldRevision)
+	}
+	if n := made.Count(got.Status.StableRevision); n != 3 {
+		t.Errorf("%d stable pods of the new revision %s made during the promotion, want 3", n, got.Status.StableRevision)
+	}
 	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomePromoted))
 	g.Expect(got.Status.Revisions).To(HaveLen(2))
 	g.Expect(got.Status.HandledRequests.Promote).To(Equal(got.Annotations[platformv1.PromoteAnnotation]))

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -139,4 +141,68 @@ func (rw *ReleaseWatch) Canaries() (created, removed int) {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	return rw.canarySeen, rw.canaryDeleted
+}
+
+// PodsMade counts the pods of one track of an application that are made
+// after it starts, by their revision label, as a watch sees them.
+type PodsMade struct {
+	mu    sync.Mutex
+	byPod map[string]string
+}
+
+// WatchPodsMade starts a PodsMade of the track's pods of the application
+// name in namespace ns; it stops with the test. Pods that exist when it
+// starts are not counted.
+func WatchPodsMade(t *testing.T, c *Cluster, ns, name, track string) *PodsMade {
+	t.Helper()
+	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		t.Fatalf("watch client: %v", err)
+	}
+	selector := client.MatchingLabels{platformv1.AppNameLabel: name, platformv1.TrackLabel: track}
+	var existing corev1.PodList
+	if err := wc.List(t.Context(), &existing, client.InNamespace(ns), selector); err != nil {
+		t.Fatalf("list pods of %s: %v", name, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	// Watched from the list's version: only pods made after it are added.
+	w, err := wc.Watch(ctx, &corev1.PodList{}, client.InNamespace(ns), selector,
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: existing.ResourceVersion}})
+	if err != nil {
+		cancel()
+		t.Fatalf("watch pods of %s: %v", name, err)
+	}
+	pm := &PodsMade{byPod: map[string]string{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			pod, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type != watch.Added {
+				continue
+			}
+			pm.mu.Lock()
+			pm.byPod[pod.Name] = pod.Labels[platformv1.RevisionLabel]
+			pm.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		w.Stop()
+		cancel()
+		<-done
+	})
+	return pm
+}
+
+// Count is how many pods of revision were made since the watch began.
+func (pm *PodsMade) Count(revision string) int {
+	pm.mu.Lock()
+	defer pm.mu.Unlock()
+	n := 0
+	for _, rev := range pm.byPod {
+		if rev == revision {
+			n++
+		}
+	}
+	return n
 }

@@ -243,9 +243,12 @@ func (p *pass) desiredChildren(r *record) children {
 		}
 		want := p.canaryPods(i)
 		c.canaryReplicas = &want
-		if i < int32(len(p.steps)) && p.replicas > 1 {
+		switch {
+		case i < int32(len(p.steps)) && p.replicas > 1:
 			// Stable pods go only as canary pods are ready to take their place.
 			c.stableReplicas = p.replicas - min(p.obs.ready(platformv1.TrackCanary, p.revision), want)
+		case i >= int32(len(p.steps)):
+			c.stableReplicas = p.promotionSize()
 		}
 		c.stalePods = p.staleCanaryPods(r.canary)
 		return c
@@ -262,6 +265,21 @@ func (p *pass) desiredChildren(r *record) children {
 			p.obs.ready(platformv1.TrackStable, "") >= p.replicas
 	}
 	return c
+}
+
+// promotionSize is the stable Deployment's size while it takes the
+// canary's version: the size it has until it runs the new template at that
+// size, then full size. Changed together, template and size are a scaling
+// event to the Deployment controller, which grows the old ReplicaSet to the
+// full size first: pods of the old version, made only to be replaced. The
+// canary's pods keep the application at full size meanwhile.
+func (p *pass) promotionSize() int32 {
+	st := p.obs.stable
+	cur := replicasOf(st)
+	if st == nil || cur >= p.replicas || p.stableRevision() == p.revision && rolledOut(st, cur) {
+		return p.replicas
+	}
+	return cur
 }
 
 // staleCanaryPods are the canary's pods of its revision made before it

@@ -61,6 +61,9 @@ type world struct {
 	measured   *measured
 	// measurements counts the measurements taken, preflights included.
 	measurements int
+	// grewWithNewTemplate is set when the stable Deployment was given a new
+	// template and more replicas in one apply.
+	grewWithNewTemplate bool
 }
 
 func newWorld(t *testing.T, ad *platformv1.AppDeployment) *world {
@@ -117,6 +120,10 @@ func (w *world) apply(track string, template *corev1.PodTemplateSpec, revision s
 		w.deployments[track] = d
 	}
 	if template != nil {
+		if track == platformv1.TrackStable && d.Spec.Template.Labels[platformv1.RevisionLabel] != revision &&
+			d.Spec.Replicas != nil && replicas > *d.Spec.Replicas {
+			w.grewWithNewTemplate = true
+		}
 		d.Spec.Template = *forTrack(template, revision, track)
 	}
 	d.Spec.Replicas = ptr.To(replicas)
@@ -382,6 +389,12 @@ func TestRelease_CanaryWaitsForPromotionThenPromotes(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	w.expectEvents(EventStepCompleted, EventPromoted)
+	if w.grewWithNewTemplate {
+		t.Error("the stable Deployment got the new template and more replicas in one change: the Deployment controller grows its old pods first")
+	}
+	if got := w.podsOf(platformv1.TrackStable); got != 3 {
+		t.Errorf("%d stable pods after the promotion, want 3", got)
+	}
 }
 
 func TestRelease_AbortRestoresStableBeforeRemovingTheCanary(t *testing.T) {
