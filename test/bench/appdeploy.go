@@ -179,7 +179,7 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	if b.client, err = client.New(restCfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
 		return nil, err
 	}
-	if b.watch, err = startAppWatch(ctx, c.Config); err != nil {
+	if b.watch, err = startAppWatch(ctx, c.Config, int32(cfg.AppReplicas)); err != nil {
 		return nil, err
 	}
 	sim, err := harness.StartTrafficSim(ctx, c.Config)

@@ -51,8 +51,11 @@ type appWatch struct {
 	promoted map[types.NamespacedName]map[string]time.Time
 	// template is when each Deployment was first seen with an image in its
 	// pod template, and rolledOut when first seen rolled out with it at
-	// full size (every pod updated and available, none of the old left).
+	// the application's full size, replicas (every pod updated and
+	// available, none of the old left): a promotion that rolls the new
+	// template at a smaller size first has not rolled out until it grew.
 	template, rolledOut map[types.NamespacedName]map[string]time.Time
+	replicas            int32
 	// stepReady is when a canary step's pods were ready, as recorded in
 	// status, by application, revision and step.
 	stepReady map[stepKey]time.Time
@@ -93,7 +96,7 @@ type measurementNote struct {
 
 // startAppWatch starts informers on AppDeployments and Deployments and
 // returns once they have synced; they stop with ctx.
-func startAppWatch(ctx context.Context, cfg *rest.Config) (*appWatch, error) {
+func startAppWatch(ctx context.Context, cfg *rest.Config, replicas int32) (*appWatch, error) {
 	c, err := cache.New(cfg, cache.Options{
 		Scheme:           testenv.Scheme(),
 		DefaultTransform: cache.TransformStripManagedFields(),
@@ -106,6 +109,7 @@ func startAppWatch(ctx context.Context, cfg *rest.Config) (*appWatch, error) {
 		promoted:  map[types.NamespacedName]map[string]time.Time{},
 		template:  map[types.NamespacedName]map[string]time.Time{},
 		rolledOut: map[types.NamespacedName]map[string]time.Time{},
+		replicas:  replicas,
 		stepReady: map[stepKey]time.Time{},
 		last:      map[types.NamespacedName]*measurementNote{},
 	}
@@ -210,13 +214,13 @@ func (w *appWatch) onDeployment(obj any) {
 	now := time.Now()
 	key := client.ObjectKeyFromObject(d)
 	image := d.Spec.Template.Spec.Containers[0].Image
-	want := ptr.Deref(d.Spec.Replicas, 1)
+	want := w.replicas
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	firstSeen(w.template, key, image, now)
 	s := d.Status
-	if s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.AvailableReplicas == want &&
-		s.Replicas == want {
+	if ptr.Deref(d.Spec.Replicas, 1) == want && s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want &&
+		s.AvailableReplicas == want && s.Replicas == want {
 		firstSeen(w.rolledOut, key, image, now)
 	}
 }
