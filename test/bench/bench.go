@@ -471,32 +471,18 @@ const baselineRuns = 3
 // a namespace of its own that is gone before the next, and keeps every
 // time and their median.
 func (b *bench) baseline(ctx context.Context) error {
-	times := make([]float64, 0, baselineRuns)
+	c := &b.res.Convergence
+	times := make([]time.Duration, 0, baselineRuns)
 	for run := range baselineRuns {
 		d, err := b.baselineOnce(ctx, fmt.Sprintf("%s-%d", nsBaseline, run))
 		if err != nil {
 			return err
 		}
-		times = append(times, d.Seconds())
+		times = append(times, d)
+		c.BaselineRuns = append(c.BaselineRuns, d.Seconds())
 	}
-	c := &b.res.Convergence
-	c.BaselineRuns = times
-	c.BaselineSeconds = median(times)
+	c.BaselineSeconds = newStats(times).P50
 	return nil
-}
-
-// median is the middle of xs (the mean of the two middle ones when their
-// number is even), 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // baselineOnce is one run of the bare client, in namespace.

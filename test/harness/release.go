@@ -57,27 +57,40 @@ type ReleaseWatch struct {
 // ns, of the given size; it stops with the test.
 func WatchRelease(t *testing.T, c *Cluster, ns, name string, replicas int32) *ReleaseWatch {
 	t.Helper()
+	rw := &ReleaseWatch{replicas: replicas}
+	watchUntilCleanup(t, watchClient(t, c), &appsv1.DeploymentList{}, func(ev watch.Event) {
+		if d, ok := ev.Object.(*appsv1.Deployment); ok {
+			rw.observe(ev.Type, d)
+		}
+	}, client.InNamespace(ns), client.MatchingLabels{platformv1.AppNameLabel: name})
+	return rw
+}
+
+// watchClient is a client of c that can watch.
+func watchClient(t *testing.T, c *Cluster) client.WithWatch {
+	t.Helper()
 	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: testenv.Scheme()})
 	if err != nil {
 		t.Fatalf("watch client: %v", err)
 	}
+	return wc
+}
+
+// watchUntilCleanup watches list's kind with opts and hands every event to
+// on, from a goroutine of its own, until the test ends.
+func watchUntilCleanup(t *testing.T, wc client.WithWatch, list client.ObjectList, on func(watch.Event), opts ...client.ListOption) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	w, err := wc.Watch(ctx, &appsv1.DeploymentList{}, client.InNamespace(ns),
-		client.MatchingLabels{platformv1.AppNameLabel: name})
+	w, err := wc.Watch(ctx, list, opts...)
 	if err != nil {
 		cancel()
-		t.Fatalf("watch Deployments of %s: %v", name, err)
+		t.Fatalf("watch %T: %v", list, err)
 	}
-	rw := &ReleaseWatch{replicas: replicas}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for ev := range w.ResultChan() {
-			d, ok := ev.Object.(*appsv1.Deployment)
-			if !ok {
-				continue
-			}
-			rw.observe(ev.Type, d)
+			on(ev)
 		}
 	}()
 	t.Cleanup(func() {
@@ -85,7 +98,6 @@ func WatchRelease(t *testing.T, c *Cluster, ns, name string, replicas int32) *Re
 		cancel()
 		<-done
 	})
-	return rw
 }
 
 // SetReplicas changes the application size the checks use.
@@ -155,42 +167,23 @@ type PodsMade struct {
 // starts are not counted.
 func WatchPodsMade(t *testing.T, c *Cluster, ns, name, track string) *PodsMade {
 	t.Helper()
-	wc, err := client.NewWithWatch(c.Config, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		t.Fatalf("watch client: %v", err)
-	}
+	wc := watchClient(t, c)
 	selector := client.MatchingLabels{platformv1.AppNameLabel: name, platformv1.TrackLabel: track}
 	var existing corev1.PodList
 	if err := wc.List(t.Context(), &existing, client.InNamespace(ns), selector); err != nil {
 		t.Fatalf("list pods of %s: %v", name, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	// Watched from the list's version: only pods made after it are added.
-	w, err := wc.Watch(ctx, &corev1.PodList{}, client.InNamespace(ns), selector,
-		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: existing.ResourceVersion}})
-	if err != nil {
-		cancel()
-		t.Fatalf("watch pods of %s: %v", name, err)
-	}
 	pm := &PodsMade{byPod: map[string]string{}}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			pod, ok := ev.Object.(*corev1.Pod)
-			if !ok || ev.Type != watch.Added {
-				continue
-			}
-			pm.mu.Lock()
-			pm.byPod[pod.Name] = pod.Labels[platformv1.RevisionLabel]
-			pm.mu.Unlock()
+	// Watched from the list's version: only pods made after it are added.
+	watchUntilCleanup(t, wc, &corev1.PodList{}, func(ev watch.Event) {
+		pod, ok := ev.Object.(*corev1.Pod)
+		if !ok || ev.Type != watch.Added {
+			return
 		}
-	}()
-	t.Cleanup(func() {
-		w.Stop()
-		cancel()
-		<-done
-	})
+		pm.mu.Lock()
+		pm.byPod[pod.Name] = pod.Labels[platformv1.RevisionLabel]
+		pm.mu.Unlock()
+	}, client.InNamespace(ns), selector, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: existing.ResourceVersion}})
 	return pm
 }
 
