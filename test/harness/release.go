@@ -78,7 +78,8 @@ func watchClient(t *testing.T, c *Cluster) client.WithWatch {
 
 // watchUntilCleanup watches list's kind with opts and hands every event to
 // on, from a goroutine of its own, until the test ends.
-func watchUntilCleanup(t *testing.T, wc client.WithWatch, list client.ObjectList, on func(watch.Event), opts ...client.ListOption) {
+func watchUntilCleanup(t *testing.T, wc client.WithWatch, list client.ObjectList, on func(watch.Event),
+	opts ...client.ListOption) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := wc.Watch(ctx, list, opts...)
@@ -183,7 +184,8 @@ func WatchPodsMade(t *testing.T, c *Cluster, ns, name, track string) *PodsMade {
 		pm.mu.Lock()
 		pm.byPod[pod.Name] = pod.Labels[platformv1.RevisionLabel]
 		pm.mu.Unlock()
-	}, client.InNamespace(ns), selector, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: existing.ResourceVersion}})
+	}, client.InNamespace(ns), selector,
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: existing.ResourceVersion}})
 	return pm
 }
 
