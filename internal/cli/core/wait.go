@@ -71,15 +71,13 @@ func WaitFor[T client.Object](ctx context.Context, c client.WithWatch, obj T, li
 		last = t
 		return done(t)
 	}
-	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, c), obj,
-		// The object may have reached its end before the watch began.
-		func(store cache.Store) (bool, error) {
-			item, exists, err := store.GetByKey(key.String())
-			if err != nil || !exists {
-				return false, err
-			}
-			return check(item.(runtime.Object))
-		},
+	// No precondition: it would read the informer's store, which is already
+	// at the newest version while the versions before it still wait to be
+	// delivered, so done would see Running, then Pending, then Running. The
+	// informer delivers the listed object as an Added event anyway, so an
+	// object that ended before the watch began is still seen, and every
+	// version reaches done in order.
+	_, err := watchtools.UntilWithSync(ctx, cache.ToListWatcherWithWatchListSemantics(lw, c), obj, nil,
 		func(ev watch.Event) (bool, error) {
 			switch ev.Type {
 			case watch.Added, watch.Modified:

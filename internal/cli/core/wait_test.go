@@ -27,6 +27,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -89,6 +90,47 @@ func TestWaitFor_FollowsChangesUntilDone(t *testing.T) {
 	}
 	if got.Data["phase"] != done || len(seen) < 2 || seen[len(seen)-1] != done {
 		t.Errorf("got %v after seeing %v", got.Data, seen)
+	}
+}
+
+// changesOnWatch is a client whose watch delivers Running as soon as it
+// starts, so the informer's store is ahead of what the wait has been shown,
+// and Done once the wait has seen Running.
+type changesOnWatch struct {
+	noWatchList
+	watcher *watch.FakeWatcher
+}
+
+func (c changesOnWatch) Watch(context.Context, client.ObjectList, ...client.ListOption) (watch.Interface, error) {
+	running := configMap("target", "Running")
+	running.ResourceVersion = "1000"
+	c.watcher.Modify(running)
+	return c.watcher, nil
+}
+
+func TestWaitFor_ShowsEveryVersionInOrderWhenTheStoreIsAhead(t *testing.T) {
+	c := changesOnWatch{
+		noWatchList: noWatchList{fake.NewClientBuilder().WithObjects(configMap("target", "Pending")).Build()},
+		watcher:     watch.NewFakeWithChanSize(2, false),
+	}
+	var seen []string
+	record := isDone(&seen)
+	wctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, err := WaitFor(wctx, c, &corev1.ConfigMap{}, &corev1.ConfigMapList{}, client.ObjectKey{Namespace: "team", Name: "target"},
+		func(cm *corev1.ConfigMap) (bool, error) {
+			if cm.Data["phase"] == "Running" {
+				finished := configMap("target", done)
+				finished.ResourceVersion = "1001"
+				c.watcher.Modify(finished)
+			}
+			return record(cm)
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Pending", "Running", done}; !cmp.Equal(seen, want) {
+		t.Errorf("saw %v, want %v: a version came after a newer one", seen, want)
 	}
 }
 

@@ -107,9 +107,8 @@ func (o *options) follow(ctx context.Context, c client.WithWatch, key client.Obj
 }
 
 // followRun shows each phase of a run on progress and reports when it has
-// finished. A run the operator has not seen yet has no phase, and the watch
-// can deliver that first version after its sync showed a later one: shown,
-// it would read as a step back (Pending, -, Pending), so it is not.
+// finished. A run the operator has not seen yet has no phase; shown, it
+// would read as "-" before Pending, so it is not.
 func followRun(progress *core.Progress) func(*platformv1.TaskRun) (bool, error) {
 	return func(tr *platformv1.TaskRun) (bool, error) {
 		if tr.Status.Phase != "" {
