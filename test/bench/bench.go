@@ -29,6 +29,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,6 +39,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
@@ -51,6 +53,7 @@ import (
 // Namespaces of the benchmark's phases.
 const (
 	nsBaseline = "bench-baseline"
+	nsFloor    = "bench-floor"
 	nsConverge = "bench-converge"
 	nsBurst    = "bench-burst"
 	nsMemory   = "bench-memory"
@@ -170,6 +173,14 @@ type results struct {
 		// BaselineRuns are the bare client's times, of which BaselineSeconds
 		// is the median.
 		BaselineRuns []float64 `json:"baselineRuns"`
+		// FloorSeconds is the median of FloorRuns: the bare client doing
+		// the same writes with its creates going through the operator's
+		// admission webhooks, served by a standby replica that reconciles
+		// nothing. It is the floor of the work the operator's design does;
+		// FloorRatio is OperatorSeconds over it.
+		FloorSeconds float64   `json:"floorSeconds"`
+		FloorRuns    []float64 `json:"floorRuns"`
+		FloorRatio   float64   `json:"floorRatio"`
 		// CreatedSeconds is when the last of the tasks was created, from
 		// the first create: what is left after it is the operator's tail.
 		CreatedSeconds float64 `json:"createdSeconds"`
@@ -392,6 +403,11 @@ func run(ctx context.Context, cfg config) (*results, error) {
 		return nil, err
 	}
 	defer b.operator.Stop()
+	if cfg.runs(suiteConvergence) {
+		if err := b.admissionFloor(ctx); err != nil {
+			return nil, fmt.Errorf("admission floor: %w", err)
+		}
+	}
 	if err := b.startManager(ctx); err != nil {
 		return nil, err
 	}
@@ -472,21 +488,71 @@ const baselineRuns = 3
 // time and their median.
 func (b *bench) baseline(ctx context.Context) error {
 	c := &b.res.Convergence
-	times := make([]time.Duration, 0, baselineRuns)
-	for run := range baselineRuns {
-		d, err := b.baselineOnce(ctx, fmt.Sprintf("%s-%d", nsBaseline, run))
-		if err != nil {
-			return err
-		}
-		times = append(times, d)
-		c.BaselineRuns = append(c.BaselineRuns, d.Seconds())
-	}
-	c.BaselineSeconds = newStats(times).P50
-	return nil
+	var err error
+	c.BaselineSeconds, c.BaselineRuns, err = b.bareClient(ctx, nsBaseline, false)
+	return err
 }
 
-// baselineOnce is one run of the bare client, in namespace.
-func (b *bench) baselineOnce(ctx context.Context, namespace string) (time.Duration, error) {
+// bareClient times the bare client baselineRuns times, in namespaces
+// prefix-0, prefix-1, ..., and returns the median and every run's seconds.
+// With throughAdmission, each task must come back from its create with the
+// finalizer the mutating webhook sets, which shows admission judged it.
+func (b *bench) bareClient(ctx context.Context, prefix string, throughAdmission bool) (float64, []float64, error) {
+	times := make([]time.Duration, 0, baselineRuns)
+	var runs []float64
+	for run := range baselineRuns {
+		d, err := b.baselineOnce(ctx, fmt.Sprintf("%s-%d", prefix, run), throughAdmission)
+		if err != nil {
+			return 0, nil, err
+		}
+		times = append(times, d)
+		runs = append(runs, d.Seconds())
+	}
+	return newStats(times).P50, runs, nil
+}
+
+// floorLeaseHolder holds the leader-election Lease while the admission
+// floor is measured, so the replica serving admission stays a standby.
+const floorLeaseHolder = "bench-admission-floor"
+
+// admissionFloor times the bare client with the operator's admission in the
+// path: a standby replica (the Lease is held by floorLeaseHolder, so its
+// controllers never start) serves the webhooks and fills its caches, as the
+// operator does, while the bare client does the writes the reconcile would.
+// What the operator takes beyond this floor is its reconcile's own.
+func (b *bench) admissionFloor(ctx context.Context) error {
+	lease := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: harness.LeaseName},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity: ptr.To(floorLeaseHolder), LeaseDurationSeconds: ptr.To[int32](3600),
+			AcquireTime: &metav1.MicroTime{Time: time.Now()}, RenewTime: &metav1.MicroTime{Time: time.Now()},
+		},
+	}
+	if err := b.cluster.Client.Create(ctx, lease); err != nil {
+		return err
+	}
+	standby, err := b.operator.StartReplica(ctx, "--leader-elect=true")
+	if err != nil {
+		return err
+	}
+	c := &b.res.Convergence
+	c.FloorSeconds, c.FloorRuns, err = b.bareClient(ctx, nsFloor, true)
+	if err != nil {
+		return err
+	}
+	s, err := scrape(ctx, standby)
+	if err != nil {
+		return err
+	}
+	if s.reconciles > 0 {
+		return fmt.Errorf("the standby replica reconciled %.0f times: the floor is not the bare client's", s.reconciles)
+	}
+	standby.Kill(syscall.SIGTERM)
+	return b.cluster.Client.Delete(ctx, lease)
+}
+
+// baselineOnce is one run of the bare client, in namespace; see bareClient.
+func (b *bench) baselineOnce(ctx context.Context, namespace string, throughAdmission bool) (time.Duration, error) {
 	if err := b.createNamespace(ctx, namespace); err != nil {
 		return 0, err
 	}
@@ -495,6 +561,9 @@ func (b *bench) baselineOnce(ctx context.Context, namespace string) (time.Durati
 		st := task(namespace, i, neverSchedule)
 		if err := b.client.Create(ctx, st); err != nil {
 			return err
+		}
+		if throughAdmission && !controllerutil.ContainsFinalizer(st, scheduletask.Finalizer) {
+			return fmt.Errorf("task %s was created without the finalizer: admission did not judge it", st.Name)
 		}
 		cj, err := scheduletask.DesiredCronJob(st, testenv.Scheme())
 		if err != nil {
@@ -519,8 +588,28 @@ func (b *bench) baselineOnce(ctx context.Context, namespace string) (time.Durati
 		return 0, err
 	}
 	took := time.Since(start)
+	if throughAdmission {
+		// No controller runs to release them.
+		if err := b.dropFinalizers(ctx, namespace); err != nil {
+			return 0, err
+		}
+	}
 	// Gone before the operator starts, so it never sees them.
 	return took, b.deleteNamespace(ctx, namespace)
+}
+
+// dropFinalizers takes the finalizers off every task of namespace, so that
+// the namespace can be deleted with no controller running.
+func (b *bench) dropFinalizers(ctx context.Context, namespace string) error {
+	var tasks platformv1.ScheduleTaskList
+	if err := b.client.List(ctx, &tasks, client.InNamespace(namespace)); err != nil {
+		return err
+	}
+	return parallel(ctx, len(tasks.Items), b.cfg.Workers, func(i int) error {
+		st := &tasks.Items[i]
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+		return client.IgnoreNotFound(b.client.Patch(ctx, st, patch))
+	})
 }
 
 // cronJobCreatedEvent is the event the operator records when it creates a
@@ -562,6 +651,7 @@ func (b *bench) convergence(ctx context.Context) error {
 	b.converged = b.cfg.Tasks
 	c.OperatorSeconds = last.Sub(start).Seconds()
 	c.Ratio = c.OperatorSeconds / c.BaselineSeconds
+	c.FloorRatio = ratio(c.OperatorSeconds, c.FloorSeconds)
 	after, err := quiesce(ctx, b.manager, 3*time.Second, 10*time.Minute)
 	if err != nil {
 		return err
