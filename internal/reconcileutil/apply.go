@@ -35,6 +35,8 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
 // AppliedHashAnnotation on an object the operator applies is a hash of the
@@ -117,6 +119,28 @@ type Applier struct {
 	mu sync.Mutex
 	// verified is, per child, what was last seen to show the configuration.
 	verified map[types.NamespacedName]verifiedChild
+	// creating holds the children this applier is creating, until the
+	// cache's create event for each arrives (NotOwnCreate).
+	creating     Expectations[types.NamespacedName, struct{}]
+	initCreating sync.Once
+}
+
+// NotOwnCreate drops the create event of a child this applier has just
+// created, and passes every other event. The pass that created the child
+// has the API server's answer and built its status from it, so a pass for
+// the event would only repeat it: at a thousand new tasks, a thousand
+// passes. Children the applier did not create, such as those of the first
+// list after a restart, pass as ever.
+func (a *Applier) NotOwnCreate() predicate.Funcs {
+	return predicate.Funcs{CreateFunc: func(e event.CreateEvent) bool {
+		return !a.creatingChildren().Take(client.ObjectKeyFromObject(e.Object), struct{}{})
+	}}
+}
+
+// creatingChildren is a.creating, with its TTL set on first use.
+func (a *Applier) creatingChildren() *Expectations[types.NamespacedName, struct{}] {
+	a.initCreating.Do(func() { a.creating.TTL = OwnWriteTTL })
+	return &a.creating
 }
 
 // verifiedChild is a child seen to show the configuration of hash at generation.
@@ -221,8 +245,13 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 	}
 
 	u := &unstructured.Unstructured{Object: want}
+	if result == ApplyCreated {
+		// Remembered before the apply: its create event can arrive first.
+		a.creatingChildren().Remember(key, struct{}{})
+	}
 	if err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
 		client.FieldOwner(a.FieldManager), client.ForceOwnership); err != nil {
+		a.creatingChildren().Forget(key)
 		return "", fmt.Errorf("apply %s %s: %w", cfg.head.Kind, key, err)
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {

@@ -40,6 +40,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -174,6 +175,38 @@ func TestApplier_RemembersAVerifiedSpecPerChildGenerationAndHash(t *testing.T) {
 	a.remember(noGeneration, "h1")
 	if a.specVerified(noGeneration, "h1") {
 		t.Error("verified an object without a generation, whose spec can change unseen")
+	}
+}
+
+func TestApplier_NotOwnCreateDropsOnlyTheCreateEventOfWhatItCreated(t *testing.T) {
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: "ns", UID: "owner-uid"}}
+	a := Applier{Client: fake.NewClientBuilder().Build(), FieldManager: "test"}
+	p := a.NotOwnCreate()
+	created := func(name string) bool {
+		return p.Create(event.CreateEvent{Object: &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}})
+	}
+	desired := corev1ac.ConfigMap("child", "ns").WithData(map[string]string{"k": "v"}).
+		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("ConfigMap").
+			WithName(owner.Name).WithUID(owner.UID).WithController(true))
+	res, err := a.Apply(t.Context(), owner, &corev1.ConfigMap{}, desired)
+	if err != nil || res != ApplyCreated {
+		t.Fatalf("Apply() = %v, %v; want Created", res, err)
+	}
+	if !created("other") {
+		t.Error("the create event of a child the applier did not create was dropped")
+	}
+	if created("child") {
+		t.Error("the create event of the child the applier created passed")
+	}
+	if !created("child") {
+		t.Error("a second create event of that name (the child made again by someone) was dropped")
+	}
+	desired.WithData(map[string]string{"k": "changed"})
+	if res, err := a.Apply(t.Context(), owner, &corev1.ConfigMap{}, desired); err != nil || res != ApplyUpdated {
+		t.Fatalf("Apply() = %v, %v; want Updated", res, err)
+	}
+	if !p.Update(event.UpdateEvent{ObjectOld: &corev1.ConfigMap{}, ObjectNew: &corev1.ConfigMap{}}) {
+		t.Error("an update event was dropped")
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -52,11 +53,11 @@ import (
 
 // Namespaces of the benchmark's phases.
 const (
-	nsBaseline = "bench-baseline"
-	nsFloor    = "bench-floor"
-	nsConverge = "bench-converge"
-	nsBurst    = "bench-burst"
-	nsMemory   = "bench-memory"
+	nsBaseline  = "bench-baseline"
+	nsAdmission = "bench-admission"
+	nsConverge  = "bench-converge"
+	nsBurst     = "bench-burst"
+	nsMemory    = "bench-memory"
 )
 
 // neverSchedule is a schedule that does not fire while the benchmark runs
@@ -241,6 +242,13 @@ type results struct {
 		Seconds    float64 `json:"seconds"`
 		Writes     float64 `json:"writes"`
 		Reconciles float64 `json:"reconciles"`
+		// RSSMiB and HeapMiB are the manager's at the end of the idle
+		// window: memory at rest with the same objects as figure 3, in a
+		// manager started on them (the cold start's) that has sent no
+		// event for the whole window, so client-go's event broadcaster,
+		// which keeps each event it sent for 6 to 12 minutes, holds none.
+		RSSMiB  float64 `json:"rssMiB"`
+		HeapMiB float64 `json:"heapInuseMiB"`
 	} `json:"idle"`
 	ColdStart struct {
 		ReadySeconds float64 `json:"readySeconds"`
@@ -351,8 +359,10 @@ type bench struct {
 	operator *harness.Operator
 	manager  *harness.Manager
 	obs      *harness.Observer
-	// client has the manager's client settings.
+	// client has the manager's client settings; bare is another such
+	// client, the bare client's in the operator's place.
 	client client.Client
+	bare   client.Client
 	res    *results
 	// pprofPort serves the manager's /debug/pprof/.
 	pprofPort int
@@ -385,6 +395,9 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	restCfg := rest.CopyConfig(c.Config)
 	restCfg.QPS, restCfg.Burst = float32(cfg.QPS), cfg.Burst
 	if b.client, err = client.New(restCfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
+		return nil, err
+	}
+	if b.bare, err = client.New(restCfg, client.Options{Scheme: testenv.Scheme()}); err != nil {
 		return nil, err
 	}
 	if b.obs, err = harness.StartObserver(ctx, c.Config); err != nil {
@@ -511,16 +524,28 @@ func (b *bench) bareClient(ctx context.Context, prefix string, throughAdmission 
 	return newStats(times).P50, runs, nil
 }
 
-// floorLeaseHolder holds the leader-election Lease while the admission
-// floor is measured, so the replica serving admission stays a standby.
+// floorLeaseHolder holds the leader-election Lease while an admission floor
+// is measured, so the replica serving admission stays a standby.
 const floorLeaseHolder = "bench-admission-floor"
 
 // admissionFloor times the bare client with the operator's admission in the
-// path: a standby replica (the Lease is held by floorLeaseHolder, so its
-// controllers never start) serves the webhooks and fills its caches, as the
-// operator does, while the bare client does the writes the reconcile would.
-// What the operator takes beyond this floor is its reconcile's own.
+// path (see withStandby). What the operator takes beyond this floor is its
+// reconcile's own.
 func (b *bench) admissionFloor(ctx context.Context) error {
+	return withStandby(ctx, b.cluster, b.operator, func() error {
+		c := &b.res.Convergence
+		var err error
+		c.FloorSeconds, c.FloorRuns, err = b.bareClient(ctx, nsAdmission, true)
+		return err
+	})
+}
+
+// withStandby calls fn while a replica of op serves the operator's admission
+// webhooks, and fills its caches as the operator does, but reconciles
+// nothing: the leader-election Lease is held by floorLeaseHolder, so its
+// controllers never start, as on any standby replica. It fails when the
+// replica reconciled anyway.
+func withStandby(ctx context.Context, cluster *harness.Cluster, op *harness.Operator, fn func() error) error {
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: harness.LeaseName},
 		Spec: coordinationv1.LeaseSpec{
@@ -528,16 +553,15 @@ func (b *bench) admissionFloor(ctx context.Context) error {
 			AcquireTime: &metav1.MicroTime{Time: time.Now()}, RenewTime: &metav1.MicroTime{Time: time.Now()},
 		},
 	}
-	if err := b.cluster.Client.Create(ctx, lease); err != nil {
+	if err := cluster.Client.Create(ctx, lease); err != nil {
 		return err
 	}
-	standby, err := b.operator.StartReplica(ctx, "--leader-elect=true")
+	standby, err := op.StartReplica(ctx, "--leader-elect=true")
 	if err != nil {
 		return err
 	}
-	c := &b.res.Convergence
-	c.FloorSeconds, c.FloorRuns, err = b.bareClient(ctx, nsFloor, true)
-	if err != nil {
+	defer standby.Kill(syscall.SIGTERM)
+	if err := fn(); err != nil {
 		return err
 	}
 	s, err := scrape(ctx, standby)
@@ -548,43 +572,44 @@ func (b *bench) admissionFloor(ctx context.Context) error {
 		return fmt.Errorf("the standby replica reconciled %.0f times: the floor is not the bare client's", s.reconciles)
 	}
 	standby.Kill(syscall.SIGTERM)
-	return b.cluster.Client.Delete(ctx, lease)
+	return cluster.Client.Delete(ctx, lease)
 }
 
 // baselineOnce is one run of the bare client, in namespace; see bareClient.
+// It has the shape of the operator's run without the operator's logic: a
+// user creates the tasks (Workers goroutines, the benchmark's client), and
+// in the operator's place a bare client with a client of its own (so with
+// limits of its own, as the manager has) makes each task's writes as soon
+// as its create returns (Workers goroutines, as the manager has).
 func (b *bench) baselineOnce(ctx context.Context, namespace string, throughAdmission bool) (time.Duration, error) {
 	if err := b.createNamespace(ctx, namespace); err != nil {
 		return 0, err
 	}
+	created := make(chan *platformv1.ScheduleTask, b.cfg.Tasks)
 	start := time.Now()
-	err := parallel(ctx, b.cfg.Tasks, b.cfg.Workers, func(i int) error {
-		st := task(namespace, i, neverSchedule)
-		if err := b.client.Create(ctx, st); err != nil {
-			return err
-		}
-		if throughAdmission && !controllerutil.ContainsFinalizer(st, scheduletask.Finalizer) {
-			return fmt.Errorf("task %s was created without the finalizer: admission did not judge it", st.Name)
-		}
-		cj, err := scheduletask.DesiredCronJob(st, testenv.Scheme())
-		if err != nil {
-			return err
-		}
-		if err := b.client.Apply(ctx, cj, client.FieldOwner(scheduletask.FieldManager), client.ForceOwnership); err != nil {
-			return err
-		}
-		if err := b.client.Create(ctx, cronJobCreatedEvent(st)); err != nil {
-			return err
-		}
-		now := metav1.Now()
-		st.Status.ObservedGeneration = st.Generation
-		st.Status.NextScheduleTime = &now
-		meta.SetStatusCondition(&st.Status.Conditions, metav1.Condition{
-			Type: platformv1.ConditionReady, Status: metav1.ConditionTrue, Reason: platformv1.ReasonCronJobReady,
-			Message: "CronJob " + st.Name + " is ready", ObservedGeneration: st.Generation,
+	var creating errgroup.Group
+	creating.Go(func() error {
+		defer close(created)
+		return parallel(ctx, b.cfg.Tasks, b.cfg.Workers, func(i int) error {
+			st := task(namespace, i, neverSchedule)
+			if err := b.client.Create(ctx, st); err != nil {
+				return err
+			}
+			if throughAdmission && !controllerutil.ContainsFinalizer(st, scheduletask.Finalizer) {
+				return fmt.Errorf("task %s was created without the finalizer: admission did not judge it", st.Name)
+			}
+			created <- st
+			return nil
 		})
-		return b.client.Status().Update(ctx, st)
 	})
-	if err != nil {
+	err := parallel(ctx, b.cfg.Tasks, b.cfg.Workers, func(int) error {
+		st, ok := <-created
+		if !ok {
+			return errors.New("the user stopped creating tasks")
+		}
+		return b.reconcileWrites(ctx, st)
+	})
+	if err := errors.Join(creating.Wait(), err); err != nil {
 		return 0, err
 	}
 	took := time.Since(start)
@@ -596,6 +621,30 @@ func (b *bench) baselineOnce(ctx context.Context, namespace string, throughAdmis
 	}
 	// Gone before the operator starts, so it never sees them.
 	return took, b.deleteNamespace(ctx, namespace)
+}
+
+// reconcileWrites are the writes the operator makes for a new task, made by
+// the bare client in its place: apply the CronJob, record the event, write
+// the status.
+func (b *bench) reconcileWrites(ctx context.Context, st *platformv1.ScheduleTask) error {
+	cj, err := scheduletask.DesiredCronJob(st, testenv.Scheme())
+	if err != nil {
+		return err
+	}
+	if err := b.bare.Apply(ctx, cj, client.FieldOwner(scheduletask.FieldManager), client.ForceOwnership); err != nil {
+		return err
+	}
+	if err := b.bare.Create(ctx, cronJobCreatedEvent(st)); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	st.Status.ObservedGeneration = st.Generation
+	st.Status.NextScheduleTime = &now
+	meta.SetStatusCondition(&st.Status.Conditions, metav1.Condition{
+		Type: platformv1.ConditionReady, Status: metav1.ConditionTrue, Reason: platformv1.ReasonCronJobReady,
+		Message: "CronJob " + st.Name + " is ready", ObservedGeneration: st.Generation,
+	})
+	return b.bare.Status().Update(ctx, st)
 }
 
 // dropFinalizers takes the finalizers off every task of namespace, so that
@@ -963,6 +1012,11 @@ func (b *bench) idle(ctx context.Context) error {
 	i := &b.res.Idle
 	i.Seconds = time.Since(start).Seconds()
 	i.Writes, i.Reconciles = after.writes-before.writes, after.reconciles-before.reconciles
+	rest, mem, err := settled(ctx, b.manager, 2*time.Minute)
+	if err != nil {
+		return err
+	}
+	i.RSSMiB, i.HeapMiB = mem.RSS/(1<<20), rest.heapInuse/(1<<20)
 	return nil
 }
 

@@ -317,6 +317,13 @@ func memoryRows(tw io.Writer, r *results) {
 			ratio(mem.RSSMiB, mem.FloorRSSMiB), mem.JobsInCache),
 		fmt.Sprintf("RSS <= %d MiB or <= %.1f x bare", targetRSSMiB, floorMargin),
 		mem.Tasks > 0 && (mem.RSSMiB <= targetRSSMiB || nearFloor))
+	if idle := r.Idle; idle.RSSMiB > 0 && r.Config.runs(suiteColdStart) {
+		idleFor := time.Duration(idle.Seconds * float64(time.Second)).Round(time.Second)
+		row(tw, "3d", "the same objects at rest: restarted, then idle "+idleFor.String(),
+			fmt.Sprintf("RSS %.0f MiB, Go heap in use %.0f MiB (no event sent, so none kept by the event broadcaster)",
+				idle.RSSMiB, idle.HeapMiB),
+			fmt.Sprintf("RSS <= %d MiB", targetRSSMiB), idle.RSSMiB <= targetRSSMiB)
+	}
 	if mem.LiveHeapMiB > 0 {
 		parts := make([]string, 0, len(mem.Objects))
 		for _, o := range mem.Objects {

@@ -179,7 +179,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	// every needless pass queues ahead of the Jobs waiting to be recorded.
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.ScheduleTask{}, builder.WithPredicates(r.writes.NotOwnEcho())).
-		Owns(&batchv1.CronJob{}, builder.WithPredicates(predicate.Or(
+		Owns(&batchv1.CronJob{}, builder.WithPredicates(r.applier.NotOwnCreate(), predicate.Or(
 			reconcileutil.SpecOrMetadataChanged(), cronJobTimesChanged()))).
 		// A new Job is a run to record: its pass goes ahead of the queue.
 		Watches(&batchv1.Job{}, reconcileutil.UrgentOnCreate(taskForLabeled),
