@@ -252,12 +252,14 @@ func convergenceRows(tw io.Writer, r *results) {
 	c := r.Convergence
 	nearFloor := c.FloorSeconds > 0 && c.FloorRatio <= floorMargin
 	row(tw, "1", fmt.Sprintf("convergence, %d tasks", c.Tasks),
-		fmt.Sprintf("operator %.1fs (all created at %.1fs) / bare client %.1fs (median of %s) = %.2f",
-			c.OperatorSeconds, c.CreatedSeconds, c.BaselineSeconds, seconds(c.BaselineRuns), c.Ratio),
+		fmt.Sprintf("operator %.1fs (median of %s; the last all created at %.1fs) / bare client %.1fs (median of %s) = %.2f",
+			c.OperatorSeconds, seconds(c.OperatorRuns), c.CreatedSeconds, c.BaselineSeconds, seconds(c.BaselineRuns),
+			c.Ratio),
 		fmt.Sprintf("<= %.2f or <= %.1f x floor", targetRatio, floorMargin),
 		c.Tasks > 0 && (c.Ratio <= targetRatio || nearFloor))
 	row(tw, "", "floor: bare client through the operator's admission",
-		fmt.Sprintf("%.1fs (median of %s); operator / floor = %.2f", c.FloorSeconds, seconds(c.FloorRuns), c.FloorRatio),
+		fmt.Sprintf("%.1fs (median of %s; standby replica's CPU %.1fs in all); operator / floor = %.2f",
+			c.FloorSeconds, seconds(c.FloorRuns), c.StandbyCPUSeconds, c.FloorRatio),
 		fmt.Sprintf("<= %.1f", floorMargin), nearFloor)
 	row(tw, "", "manager writes per new task",
 		fmt.Sprintf("%.2f (%s); beside them %.2f access reviews", c.ManagerWritesPer, writesBy(c.WritesPerTaskBy),

@@ -166,8 +166,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.AppDeployment{}, builder.WithPredicates(r.writes.NotOwnEcho())).
-		Owns(&appsv1.Deployment{}).
-		Owns(&corev1.Service{}).
+		// The create event of a child a pass made wakes no second pass:
+		// that pass had the API server's answer.
+		Owns(&appsv1.Deployment{}, builder.WithPredicates(r.applier.NotOwnCreate())).
+		Owns(&corev1.Service{}, builder.WithPredicates(r.applier.NotOwnCreate())).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(appForPod)).
 		// A finished measurement wakes its AppDeployment.
 		WatchesRawSource(source.Channel(r.measurer.wake, &handler.EnqueueRequestForObject{})).
