@@ -517,10 +517,19 @@ func (b *bench) baseline(ctx context.Context) error {
 // With throughAdmission, each task must come back from its create with the
 // finalizer the mutating webhook sets, which shows admission judged it.
 func (b *bench) bareClient(ctx context.Context, prefix string, throughAdmission bool) (float64, []float64, error) {
+	return medianOfRuns(prefix, func(namespace string) (time.Duration, error) {
+		return b.baselineOnce(ctx, namespace, throughAdmission)
+	})
+}
+
+// medianOfRuns calls once baselineRuns times, with the namespaces
+// prefix-0, prefix-1, ..., and returns the median of the times it returns
+// and every one of them in seconds.
+func medianOfRuns(prefix string, once func(namespace string) (time.Duration, error)) (float64, []float64, error) {
 	times := make([]time.Duration, 0, baselineRuns)
-	var runs []float64
+	runs := make([]float64, 0, baselineRuns)
 	for run := range baselineRuns {
-		d, err := b.baselineOnce(ctx, fmt.Sprintf("%s-%d", prefix, run), throughAdmission)
+		d, err := once(fmt.Sprintf("%s-%d", prefix, run))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -554,7 +563,8 @@ func (b *bench) admissionFloor(ctx context.Context) error {
 // controllers never start, as on any standby replica. It fails when the
 // replica reconciled anyway, and returns the CPU-seconds the replica used
 // while fn ran.
-func withStandby(ctx context.Context, cluster *harness.Cluster, op *harness.Operator, fn func() error) (float64, error) {
+func withStandby(ctx context.Context, cluster *harness.Cluster, op *harness.Operator,
+	fn func() error) (float64, error) {
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: harness.OperatorNamespace, Name: harness.LeaseName},
 		Spec: coordinationv1.LeaseSpec{
@@ -582,7 +592,8 @@ func withStandby(ctx context.Context, cluster *harness.Cluster, op *harness.Oper
 		return 0, err
 	}
 	if after.reconciles > 0 {
-		return 0, fmt.Errorf("the standby replica reconciled %.0f times: the floor is not the bare client's", after.reconciles)
+		return 0, fmt.Errorf("the standby replica reconciled %.0f times: the floor is not the bare client's",
+			after.reconciles)
 	}
 	standby.Kill(syscall.SIGTERM)
 	return after.cpuSeconds - before.cpuSeconds, cluster.Client.Delete(ctx, lease)
@@ -1059,11 +1070,11 @@ func (b *bench) idle(ctx context.Context) error {
 	i := &b.res.Idle
 	i.Seconds = time.Since(start).Seconds()
 	i.Writes, i.Reconciles = after.writes-before.writes, after.reconciles-before.reconciles
-	rest, mem, err := settled(ctx, b.manager, 2*time.Minute)
+	atRest, mem, err := settled(ctx, b.manager, 2*time.Minute)
 	if err != nil {
 		return err
 	}
-	i.RSSMiB, i.HeapMiB = mem.RSS/(1<<20), rest.heapInuse/(1<<20)
+	i.RSSMiB, i.HeapMiB = mem.RSS/(1<<20), atRest.heapInuse/(1<<20)
 	return nil
 }
 
