@@ -81,8 +81,11 @@ func TestTenant_PoisonTaskRunDoesNotStopTheTasksBookkeeping(t *testing.T) {
 		To(Succeed())
 	g.Expect(k8sClient.Create(ctx, testutil.NewManualTaskRun(ns, "healthy", "victim"))).To(Succeed())
 	finished := make([]string, 0, 3)
+	// One base for the three, so their names (one per minute) differ even
+	// when the clock moves between them.
+	base := time.Now().Truncate(time.Minute)
 	for i := range 3 {
-		at := time.Now().Add(-time.Duration(i+2) * time.Minute)
+		at := base.Add(-time.Duration(i+2) * time.Minute)
 		job := testutil.JobFromCronJob(cj, at)
 		g.Expect(k8sClient.Create(ctx, job)).To(Succeed())
 		testutil.CompleteJob(job, at, at.Add(5*time.Second))
