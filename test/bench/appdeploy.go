@@ -497,20 +497,10 @@ func releasedEvent(ad *platformv1.AppDeployment) *eventsv1.Event {
 // (the first runs each in a namespace of their own, deleted before the
 // next; the last in nsApps, kept), and the manager's writes for the last.
 func (b *appBench) convergence(ctx context.Context) error {
-	times := make([]time.Duration, 0, baselineRuns)
-	for run := range baselineRuns - 1 {
-		namespace := fmt.Sprintf("%s-%d", nsApps, run)
-		took, err := b.convergeOnce(ctx, namespace)
-		if err != nil {
-			return err
-		}
-		times = append(times, took)
-		if err := deleteNamespace(ctx, b.cluster.Client, namespace); err != nil {
-			return err
-		}
-		if _, err := quiesce(ctx, b.manager, 3*time.Second, 10*time.Minute); err != nil {
-			return err
-		}
+	times, err := runsBeforeTheLast(ctx, b.cluster.Client, b.manager, nsApps,
+		func(namespace string) (time.Duration, error) { return b.convergeOnce(ctx, namespace) })
+	if err != nil {
+		return err
 	}
 	before, err := scrape(ctx, b.manager)
 	if err != nil {
