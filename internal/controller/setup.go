@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -34,6 +35,7 @@ import (
 	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/recorder"
 )
 
 // Options tune the controllers.
@@ -76,13 +78,25 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err != nil {
 		return fmt.Errorf("load the signing key: %w", err)
 	}
+	events, err := recorder.New(mgr.GetConfig(), mgr.GetScheme(), recorder.Options{})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(events); err != nil {
+		return fmt.Errorf("add the event sender: %w", err)
+	}
 
 	// ScheduleTask: keeps each task's CronJob and records its runs.
+	otherCronJobs, err := reconcileutil.NewOthersCache(mgr, &batchv1.CronJob{})
+	if err != nil {
+		return err
+	}
 	if err := (&scheduletask.Reconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Recorder:  mgr.GetEventRecorder(scheduletask.ControllerName + "-controller"),
-		Signer:    signer,
+		Client:        mgr.GetClient(),
+		APIReader:     mgr.GetAPIReader(),
+		OtherCronJobs: otherCronJobs,
+		Recorder:      events.Recorder(scheduletask.ControllerName + "-controller"),
+		Signer:        signer,
 	}).SetupWithManager(mgr, max(o.ScheduleTaskWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", scheduletask.ControllerName, err)
 	}
@@ -94,7 +108,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := (&taskrun.Reconciler{
 		Client:         mgr.GetClient(),
 		APIReader:      mgr.GetAPIReader(),
-		Recorder:       mgr.GetEventRecorder(taskrun.ControllerName + "-controller"),
+		Recorder:       events.Recorder(taskrun.ControllerName + "-controller"),
 		ManualRunGrace: o.ManualRunGrace,
 	}).SetupWithManager(mgr, max(o.TaskRunWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
@@ -111,7 +125,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	if err := (&appdeployment.Reconciler{
 		Client:     mgr.GetClient(),
 		APIReader:  mgr.GetAPIReader(),
-		Recorder:   mgr.GetEventRecorder(appdeployment.ControllerName + "-controller"),
+		Recorder:   events.Recorder(appdeployment.ControllerName + "-controller"),
 		Prometheus: prom,
 	}).SetupWithManager(mgr, max(o.AppDeploymentWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", appdeployment.ControllerName, err)

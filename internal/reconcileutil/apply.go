@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
@@ -105,6 +106,15 @@ type Applier struct {
 	// (not created yet, or made before it carried the label the cache
 	// selects on), so the applier never takes over an object it cannot see.
 	APIReader client.Reader
+	// Others, when set, caches the metadata of the objects of the child's
+	// kind that Client's cache does not select (NewOthersCache): between
+	// the two caches every object of the kind shows, so a child that
+	// neither shows, and that this applier is not creating, does not exist.
+	// It is created without the read past the cache, which for a new child
+	// only ever finds nothing: at a thousand new tasks, a thousand requests
+	// fewer. A child Others does show is read past the cache, as it is
+	// without Others.
+	Others client.Reader
 	// FieldManager names the controller in managedFields.
 	FieldManager string
 	// Unchecked are paths of fields of the configuration (such as
@@ -394,6 +404,14 @@ func metadataShows(live client.Object, want *configMetadata) (bool, error) {
 // object was already looked for in.
 func (a *Applier) get(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
 	err := a.Client.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) && a.Others != nil && !a.creatingChildren().Has(key, struct{}{}) {
+		switch other, oerr := a.other(ctx, key, obj); {
+		case oerr != nil:
+			return false, oerr
+		case !other:
+			return false, nil
+		}
+	}
 	if apierrors.IsNotFound(err) && a.APIReader != nil {
 		err = a.APIReader.Get(ctx, key, obj, &client.GetOptions{Raw: &metav1.GetOptions{ResourceVersion: "0"}})
 	}
@@ -402,6 +420,23 @@ func (a *Applier) get(ctx context.Context, key types.NamespacedName, obj client.
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("get %s: %w", key, err)
+	}
+	return true, nil
+}
+
+// other reports whether a.Others shows an object of obj's kind named key.
+func (a *Applier) other(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
+	gvk, err := apiutil.GVKForObject(obj, a.Client.Scheme())
+	if err != nil {
+		return false, err
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(gvk)
+	switch err := a.Others.Get(ctx, key, meta); {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("get %s %s from the cache of others: %w", gvk.Kind, key, err)
 	}
 	return true, nil
 }

@@ -26,6 +26,8 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 )
@@ -198,4 +200,67 @@ func KeepKeys(m map[string]string, keys ...string) map[string]string {
 		}
 	}
 	return out
+}
+
+// NewOthersCache makes the cache for Applier.Others: of the objects of the
+// kinds objs that the manager's cache leaves out because they do not carry
+// platformv1.ManagedByLabel (another tool's, a person's, or one an earlier
+// version made before it labelled its children), the names. Only kinds the
+// operator never marks with platformv1.RecordedLabel may be given: the
+// manager's cache leaves those out too, and neither cache would show them.
+// The cache is added to mgr, which starts it with its own cache and waits
+// for both to sync before any controller starts.
+//
+// It costs the manager some 300 bytes per such object in the cluster, and
+// one watch per kind.
+func NewOthersCache(mgr manager.Manager, objs ...client.Object) (client.Reader, error) {
+	notManaged, err := labels.NewRequirement(platformv1.ManagedByLabel, selection.NotIn,
+		[]string{platformv1.ManagedByValue})
+	if err != nil {
+		return nil, err
+	}
+	c, err := cache.New(mgr.GetConfig(), cache.Options{
+		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
+		DefaultLabelSelector: labels.NewSelector().Add(*notManaged),
+		DefaultTransform:     namesOnly,
+		// Only the kinds warmed below: a read of another would start an
+		// informer of it quietly.
+		ReaderFailOnMissingInformer: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cache of objects others made: %w", err)
+	}
+	for _, obj := range objs {
+		gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
+		if err != nil {
+			return nil, err
+		}
+		meta := &metav1.PartialObjectMetadata{}
+		meta.SetGroupVersionKind(gvk)
+		if err := WarmInformers(c, meta); err != nil {
+			return nil, err
+		}
+	}
+	if err := mgr.Add(syncedFirst{c}); err != nil {
+		return nil, fmt.Errorf("add the cache of objects others made: %w", err)
+	}
+	return c, nil
+}
+
+// syncedFirst puts a cache among the manager's caches, which the manager
+// starts first and waits for (a runnable with GetCache), instead of among
+// the leader's runnables, which start with the controllers: a controller
+// reading it before it started would get an error.
+type syncedFirst struct{ cache.Cache }
+
+// GetCache returns the cache.
+func (s syncedFirst) GetCache() cache.Cache { return s.Cache }
+
+// namesOnly keeps of an object's metadata its name, namespace and UID.
+func namesOnly(obj any) (any, error) {
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		m.ObjectMeta = metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, UID: m.UID,
+			ResourceVersion: m.ResourceVersion}
+	}
+	return obj, nil
 }

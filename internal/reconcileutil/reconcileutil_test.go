@@ -28,10 +28,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -207,6 +209,73 @@ func TestApplier_NotOwnCreateDropsOnlyTheCreateEventOfWhatItCreated(t *testing.T
 	}
 	if !p.Update(event.UpdateEvent{ObjectOld: &corev1.ConfigMap{}, ObjectNew: &corev1.ConfigMap{}}) {
 		t.Error("an update event was dropped")
+	}
+}
+
+// countingReader counts the reads that go past the cache.
+type countingReader struct {
+	client.Reader
+	gets int
+}
+
+func (c *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	c.gets++
+	return c.Reader.Get(ctx, key, obj, opts...)
+}
+
+// hidingClient is a cache that does not show the objects named in hidden.
+type hidingClient struct {
+	client.Client
+	hidden map[string]bool
+}
+
+func (h *hidingClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if h.hidden[key.Name] {
+		return apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, key.Name)
+	}
+	return h.Client.Get(ctx, key, obj, opts...)
+}
+
+func TestApplier_OthersSparesTheReadPastTheCacheOfANewChildOnly(t *testing.T) {
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner", Namespace: "ns", UID: "owner-uid"}}
+	// Another tool's ConfigMap: the API server has it, the manager's cache
+	// (which selects the operator's children) does not, the cache of
+	// others does.
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "taken", Namespace: "ns"}}
+	server := fake.NewClientBuilder().WithObjects(foreign).Build()
+	others := fake.NewClientBuilder().WithObjects(foreign.DeepCopy()).Build()
+	past := &countingReader{Reader: server}
+	cached := &hidingClient{Client: server, hidden: map[string]bool{"taken": true}}
+	a := Applier{Client: cached, APIReader: past, Others: others, FieldManager: "test"}
+	desired := func(name string) *corev1ac.ConfigMapApplyConfiguration {
+		return corev1ac.ConfigMap(name, "ns").WithData(map[string]string{"k": "v"}).
+			WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("ConfigMap").
+				WithName(owner.Name).WithUID(owner.UID).WithController(true))
+	}
+	if res, err := a.Apply(t.Context(), owner, &corev1.ConfigMap{}, desired("new")); err != nil || res != ApplyCreated {
+		t.Fatalf("Apply(new) = %v, %v; want Created", res, err)
+	}
+	if past.gets != 0 {
+		t.Errorf("a child neither cache shows was read past the cache %d times, want 0", past.gets)
+	}
+	_, err := a.Apply(t.Context(), owner, &corev1.ConfigMap{}, desired("taken"))
+	var nc *NotControlledError
+	if !errors.As(err, &nc) {
+		t.Fatalf("Apply(taken) = %v; want a NotControlledError", err)
+	}
+	if past.gets != 1 {
+		t.Errorf("a name the cache of others shows was read past the cache %d times, want 1", past.gets)
+	}
+	// Created by this applier, its create event not seen yet: the manager's
+	// cache is behind, so the child is read past it, not created again.
+	past.gets = 0
+	cached.hidden["new"] = true
+	a.creatingChildren().Remember(types.NamespacedName{Namespace: "ns", Name: "new"}, struct{}{})
+	if res, err := a.Apply(t.Context(), owner, &corev1.ConfigMap{}, desired("new")); err != nil || res == ApplyCreated {
+		t.Fatalf("Apply(new) again = %v, %v; want it found, not created", res, err)
+	}
+	if past.gets != 1 {
+		t.Errorf("a child being created was read past the cache %d times, want 1", past.gets)
 	}
 }
 

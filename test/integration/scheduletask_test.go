@@ -408,6 +408,11 @@ func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
 		count := map[string]int{}
 		for _, e := range evs.Items {
 			count[e.Regarding.Kind+"/"+e.Reason]++
+			if e.Regarding.Kind == "ScheduleTask" && e.Reason == "RunSucceeded" {
+				g.Expect(e.Related).NotTo(BeNil(), "the task's event names its run")
+				g.Expect(e.Related.Kind).To(Equal("TaskRun"))
+				g.Expect(e.ReportingController).To(Equal("taskrun-controller"))
+			}
 		}
 		for _, want := range []string{
 			"ScheduleTask/CronJobCreated", "ScheduleTask/RunStarted", "ScheduleTask/RunRunning", "ScheduleTask/RunSucceeded",

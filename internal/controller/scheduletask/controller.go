@@ -64,8 +64,12 @@ type Reconciler struct {
 	// APIReader reads from the API server, bypassing the cache, where a stale
 	// read could start a run twice.
 	APIReader client.Reader
-	Recorder  events.EventRecorder
-	Clock     clock.PassiveClock
+	// OtherCronJobs, when set, names the CronJobs the operator did not make
+	// (reconcileutil.NewOthersCache), so creating a task's CronJob needs no
+	// read past the cache (reconcileutil.Applier.Others).
+	OtherCronJobs client.Reader
+	Recorder      events.EventRecorder
+	Clock         clock.PassiveClock
 	// Signer signs the pod template of each task's CronJob and checks the
 	// signature of every Job before it is recorded as a run of the task.
 	Signer *provenance.Signer
@@ -157,7 +161,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager,
+	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, Others: r.OtherCronJobs,
+		FieldManager: FieldManager,
 		// The cache holds no pod template (stripCronJob); checkTemplate
 		// checks it by its hash.
 		Unchecked: [][]string{{"spec", "jobTemplate", "spec", "template"}}}

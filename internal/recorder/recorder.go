@@ -1,0 +1,259 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package recorder sends the controllers' events (events.k8s.io/v1) to the
+// API server from a bounded queue, without the series cache of client-go's
+// events broadcaster.
+//
+// That broadcaster (which the manager's GetEventRecorder uses) keeps a copy
+// of every event it sent for six to twelve minutes, to turn a repeat of the
+// same event into a series. The controllers send events on transitions only
+// (a run started, a run finished, a CronJob created), each naming its own
+// object: they never repeat, so the cache only holds them. After a burst of
+// 20,000 finished runs it held some 40,000 events, about 20 MiB of the
+// manager's memory (docs/performance.md, figure 3). It also starts one
+// goroutine per event, so an API server that does not answer grows the
+// manager without bound. Here the events are made by client-go's own
+// recorder (names, times, references, reporting instance, as ever) and sent
+// by a few workers from a queue of fixed length; when the queue is full,
+// an event is dropped and counted.
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/example/platform-operator/internal/metrics"
+)
+
+// Defaults of Options.
+const (
+	// DefaultQueueLength holds a burst of a few thousand runs' events (a
+	// few MiB at most) while the workers send them.
+	DefaultQueueLength = 4096
+	// DefaultWorkers send events in parallel; the events client's rate
+	// limiter, not their number, bounds the rate.
+	DefaultWorkers = 4
+	// shutdownGrace is how long the queue is still sent once the manager
+	// stops, so the last transitions are not lost.
+	shutdownGrace = 5 * time.Second
+)
+
+// sendBackoff paces the retries of an event the API server did not take
+// for a reason that may pass (it is unreachable, overloaded, timing out):
+// five tries over about fifteen seconds, as the queue behind it waits.
+var sendBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.25, Steps: 4}
+
+var (
+	// EventsSent counts events by outcome: sent, dropped (the queue was
+	// full), failed (the API server refused it or never answered).
+	EventsSent = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: metrics.Namespace,
+		Name:      "events_total",
+		Help:      "Events the controllers emitted, by outcome: sent, dropped (the send queue was full), failed.",
+	}, []string{"outcome"})
+	// EventsQueued is the number of events waiting to be sent.
+	EventsQueued = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: metrics.Namespace,
+		Name:      "events_queued",
+		Help:      "Events waiting in the send queue.",
+	})
+)
+
+// Outcomes of an event, the values of EventsSent's label.
+const (
+	OutcomeSent    = "sent"
+	OutcomeDropped = "dropped"
+	OutcomeFailed  = "failed"
+)
+
+func init() {
+	metrics.Registry.MustRegister(EventsSent, EventsQueued)
+	for _, o := range []string{OutcomeSent, OutcomeDropped, OutcomeFailed} {
+		EventsSent.WithLabelValues(o)
+	}
+}
+
+// Options tunes a Provider; zero values take the defaults.
+type Options struct {
+	QueueLength int
+	Workers     int
+}
+
+// Provider makes the controllers' recorders and sends what they record. It
+// is a manager runnable that runs on every replica (a recorder used before
+// it starts queues its events).
+type Provider struct {
+	scheme      *runtime.Scheme
+	client      eventsv1client.EventsV1Interface
+	broadcaster events.EventBroadcaster
+	queue       chan *eventsv1.Event
+	workers     int
+	stopWatch   func()
+	once        sync.Once
+}
+
+// New makes a Provider that sends through a client built from cfg.
+func New(cfg *rest.Config, scheme *runtime.Scheme, o Options) (*Provider, error) {
+	c, err := eventsv1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("events client: %w", err)
+	}
+	return NewWithClient(c, scheme, o)
+}
+
+// NewWithClient makes a Provider that sends through c.
+func NewWithClient(c eventsv1client.EventsV1Interface, scheme *runtime.Scheme, o Options) (*Provider, error) {
+	if o.QueueLength <= 0 {
+		o.QueueLength = DefaultQueueLength
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	p := &Provider{
+		scheme: scheme, client: c, workers: o.Workers,
+		// The sink is never started: the broadcaster only makes and
+		// distributes events; this package sends them.
+		broadcaster: events.NewBroadcaster(&events.EventSinkImpl{Interface: c}),
+		queue:       make(chan *eventsv1.Event, o.QueueLength),
+	}
+	// Watching from the start, so no event recorded before Start is lost:
+	// it waits in the queue.
+	stop, err := p.broadcaster.StartEventWatcher(p.enqueue)
+	if err != nil {
+		return nil, fmt.Errorf("watch recorded events: %w", err)
+	}
+	p.stopWatch = stop
+	return p, nil
+}
+
+// Recorder returns a recorder whose events name controller as their
+// reporting controller.
+func (p *Provider) Recorder(controller string) events.EventRecorder {
+	return p.broadcaster.NewRecorder(p.scheme, controller)
+}
+
+// enqueue takes one recorded event; it never blocks the recorder.
+func (p *Provider) enqueue(obj runtime.Object) {
+	ev, ok := obj.(*eventsv1.Event)
+	if !ok {
+		return
+	}
+	select {
+	case p.queue <- ev:
+		EventsQueued.Inc()
+	default:
+		EventsSent.WithLabelValues(OutcomeDropped).Inc()
+	}
+}
+
+// NeedLeaderElection reports that every replica sends its events.
+func (p *Provider) NeedLeaderElection() bool { return false }
+
+// Start sends queued events until ctx ends, then for up to shutdownGrace
+// more what is left, and stops the broadcaster.
+func (p *Provider) Start(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for range p.workers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case ev := <-p.queue:
+					EventsQueued.Dec()
+					p.send(ctx, ev)
+				}
+			}
+		})
+	}
+	<-ctx.Done()
+	wg.Wait()
+	p.stop()
+	return nil
+}
+
+// stop stops watching the broadcaster and sends what is left in the queue
+// for up to shutdownGrace.
+func (p *Provider) stop() {
+	p.once.Do(func() {
+		p.stopWatch()
+		p.broadcaster.Shutdown()
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		for {
+			select {
+			case ev := <-p.queue:
+				EventsQueued.Dec()
+				p.send(ctx, ev)
+			default:
+				return
+			}
+		}
+	})
+}
+
+// send creates ev, retrying while the API server is unreachable or
+// overloaded; an event it refuses otherwise is malformed and retrying would
+// not help.
+func (p *Provider) send(ctx context.Context, ev *eventsv1.Event) {
+	err := wait.ExponentialBackoffWithContext(ctx, sendBackoff, func(ctx context.Context) (bool, error) {
+		_, err := p.client.Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
+		switch {
+		case err == nil, apierrors.IsAlreadyExists(err):
+			return true, nil
+		case retriable(err):
+			return false, nil
+		default:
+			return false, err
+		}
+	})
+	if err == nil {
+		EventsSent.WithLabelValues(OutcomeSent).Inc()
+		return
+	}
+	EventsSent.WithLabelValues(OutcomeFailed).Inc()
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	ctrl.Log.WithName("events").Error(err, "Event not sent", "namespace", ev.Namespace,
+		"regarding", ev.Regarding.Name, "reason", ev.Reason)
+}
+
+// retriable reports whether an error of a create may pass with time: no
+// answer at all, or an answer that says the server is busy or failing.
+func retriable(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true
+	}
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err)
+}
