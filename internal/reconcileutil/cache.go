@@ -211,7 +211,7 @@ func KeepKeys(m map[string]string, keys ...string) map[string]string {
 // The cache is added to mgr, which starts it with its own cache and waits
 // for both to sync before any controller starts.
 //
-// It costs the manager some 300 bytes per such object in the cluster, and
+// It costs the manager a few hundred bytes per such object in the cluster, and
 // one watch per kind.
 func NewOthersCache(mgr manager.Manager, objs ...client.Object) (client.Reader, error) {
 	notManaged, err := labels.NewRequirement(platformv1.ManagedByLabel, selection.NotIn,

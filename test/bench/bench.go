@@ -45,6 +45,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/recorder"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 	"github.com/example/platform-operator/test/bench/internal/cached"
@@ -237,6 +238,11 @@ type results struct {
 		// JobsInCache counts the Jobs the manager's cache selects once every
 		// run is recorded finished: 0, as each such Job is marked recorded.
 		JobsInCache int `json:"jobsInCache"`
+		// EventsSent and EventsLost count the manager's events from its
+		// start: sent, and dropped (a full queue) or failed. A lost event
+		// would also be memory not held, so the figure holds only with 0.
+		EventsSent float64 `json:"eventsSent"`
+		EventsLost float64 `json:"eventsLost"`
 		// ManagerCPUSeconds, ManagerWrites and ReconcileP99Seconds are
 		// the manager's CPU time, writes of stored objects and reconcile
 		// p99 (every controller) from its start to this figure.
@@ -980,6 +986,8 @@ func (b *bench) memory(ctx context.Context) error {
 		return err
 	}
 	m.JobsInCache = len(selected.Items)
+	m.EventsSent = s.events[recorder.OutcomeSent]
+	m.EventsLost = s.events[recorder.OutcomeDropped] + s.events[recorder.OutcomeFailed]
 	floor, err := b.cacheFloor(ctx)
 	if err != nil {
 		return fmt.Errorf("the floor of the memory figure: %w", err)

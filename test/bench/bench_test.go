@@ -79,6 +79,10 @@ func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 	if n := res.Memory.JobsInCache; n != 0 {
 		t.Errorf("%d Jobs of finished runs still selected by the manager's cache, want 0", n)
 	}
+	if res.Memory.EventsSent == 0 || res.Memory.EventsLost != 0 {
+		t.Errorf("the manager sent %v events and lost %v; want some sent and none lost",
+			res.Memory.EventsSent, res.Memory.EventsLost)
+	}
 	if res.ColdStart.Writes != 0 {
 		t.Errorf("the manager made %v writes after a restart, want 0", res.ColdStart.Writes)
 	}

@@ -80,6 +80,9 @@ type sample struct {
 	// reconcileTime is every controller's reconcile time histogram
 	// (controller_runtime_reconcile_time_seconds), buckets added up.
 	reconcileTime []bucket
+	// events counts the controllers' events by outcome (sent, dropped,
+	// failed: platform_operator_events_total).
+	events map[string]float64
 }
 
 // sumCount is a histogram's sum and count.
@@ -207,6 +210,10 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 		}
 	}
 	_, s.reconcileTime = histogramSum(families["controller_runtime_reconcile_time_seconds"])
+	s.events = map[string]float64{}
+	for _, m := range families["platform_operator_events_total"].GetMetric() {
+		s.events[label(m, "outcome")] += m.GetCounter().GetValue()
+	}
 	for _, m := range families["controller_runtime_reconcile_time_seconds"].GetMetric() {
 		h := sumCount{m.GetHistogram().GetSampleSum(), float64(m.GetHistogram().GetSampleCount())}
 		switch label(m, "controller") {
