@@ -35,7 +35,6 @@ import (
 	"k8s.io/client-go/util/csaupgrade"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
@@ -426,17 +425,15 @@ func (a *Applier) get(ctx context.Context, key types.NamespacedName, obj client.
 
 // other reports whether a.Others shows an object of obj's kind named key.
 func (a *Applier) other(ctx context.Context, key types.NamespacedName, obj client.Object) (bool, error) {
-	gvk, err := apiutil.GVKForObject(obj, a.Client.Scheme())
+	meta, err := metadataOf(obj, a.Client.Scheme())
 	if err != nil {
 		return false, err
 	}
-	meta := &metav1.PartialObjectMetadata{}
-	meta.SetGroupVersionKind(gvk)
 	switch err := a.Others.Get(ctx, key, meta); {
 	case apierrors.IsNotFound(err):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("get %s %s from the cache of others: %w", gvk.Kind, key, err)
+		return false, fmt.Errorf("get %s %s from the cache of others: %w", meta.Kind, key, err)
 	}
 	return true, nil
 }

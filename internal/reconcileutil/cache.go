@@ -22,6 +22,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -231,12 +232,10 @@ func NewOthersCache(mgr manager.Manager, objs ...client.Object) (client.Reader, 
 		return nil, fmt.Errorf("cache of objects others made: %w", err)
 	}
 	for _, obj := range objs {
-		gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
+		meta, err := metadataOf(obj, mgr.GetScheme())
 		if err != nil {
 			return nil, err
 		}
-		meta := &metav1.PartialObjectMetadata{}
-		meta.SetGroupVersionKind(gvk)
 		if err := WarmInformers(c, meta); err != nil {
 			return nil, err
 		}
@@ -255,6 +254,18 @@ type syncedFirst struct{ cache.Cache }
 
 // GetCache returns the cache.
 func (s syncedFirst) GetCache() cache.Cache { return s.Cache }
+
+// metadataOf is an empty PartialObjectMetadata of obj's kind: what a
+// metadata informer of that kind is asked for and holds.
+func metadataOf(obj client.Object, scheme *runtime.Scheme) (*metav1.PartialObjectMetadata, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil, err
+	}
+	meta := &metav1.PartialObjectMetadata{}
+	meta.SetGroupVersionKind(gvk)
+	return meta, nil
+}
 
 // namesOnly keeps of an object's metadata its name, namespace and UID.
 func namesOnly(obj any) (any, error) {
