@@ -22,6 +22,7 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 KUBECTL ?= $(LOCALBIN)/kubectl
 GOTESTSUM ?= $(LOCALBIN)/gotestsum
 PROMETHEUS ?= $(LOCALBIN)/prometheus
+PROMTOOL ?= $(LOCALBIN)/promtool
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
 
 # envtest finds kube-apiserver, etcd and kubectl here.
@@ -87,6 +88,7 @@ verify: manifests generate $(GOLANGCI_LINT) ## Fail when generated code or manif
 .PHONY: test
 test: tools ## Run every test layer: unit, integration (envtest), e2e, a small benchmark and the short fault tests (kwok clusters).
 	@$(MAKE) --no-print-directory test-unit
+	@$(MAKE) --no-print-directory test-rules
 	@$(MAKE) --no-print-directory test-integration
 	@$(MAKE) --no-print-directory test-e2e
 	@$(MAKE) --no-print-directory test-bench
@@ -96,6 +98,12 @@ test: tools ## Run every test layer: unit, integration (envtest), e2e, a small b
 test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
 	@echo "=== layer: unit"
 	"$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) $(UNIT_PKGS)
+
+.PHONY: test-rules
+test-rules: $(PROMTOOL) ## Check the Prometheus alert rules and run their unit tests with promtool.
+	@echo "=== layer: alert rules (promtool)"
+	"$(PROMTOOL)" check rules config/prometheus/alerts/platform-operator.rules.yaml
+	cd config/prometheus/alerts && "$(PROMTOOL)" test rules platform-operator.rules_test.yaml
 
 .PHONY: test-integration
 test-integration: tools ## Run the integration tests against envtest (real kube-apiserver and etcd).
@@ -215,7 +223,7 @@ TOOLS_PKGS := \
 	gotest.tools/gotestsum
 
 .PHONY: tools
-tools: $(TOOLS_STAMP) $(PROMETHEUS) $(GOLANGCI_LINT) ## Build the control plane, etcd, kwok, controller-gen, helm, gotestsum, Prometheus and golangci-lint into bin/ (no-op when built).
+tools: $(TOOLS_STAMP) $(PROMETHEUS) $(PROMTOOL) $(GOLANGCI_LINT) ## Build the control plane, etcd, kwok, controller-gen, helm, gotestsum, Prometheus, promtool and golangci-lint into bin/ (no-op when built).
 
 $(TOOLS_STAMP): hack/tools/go.mod hack/tools/go.sum hack/tools/etcd/main.go
 	@mkdir -p "$(LOCALBIN)"
@@ -235,6 +243,12 @@ $(PROMETHEUS): hack/tools/prometheus/go.mod hack/tools/prometheus/go.sum
 	@mkdir -p "$(LOCALBIN)"
 	@echo "Building Prometheus from hack/tools/prometheus into $(LOCALBIN) (a few minutes cold)"
 	cd hack/tools/prometheus && go build -tags remove_all_sd -o "$@" github.com/prometheus/prometheus/cmd/prometheus
+	@touch "$@"
+
+# promtool, which checks and unit-tests the alert rules, from the same module.
+$(PROMTOOL): hack/tools/prometheus/go.mod hack/tools/prometheus/go.sum
+	@mkdir -p "$(LOCALBIN)"
+	cd hack/tools/prometheus && go build -tags remove_all_sd -o "$@" github.com/prometheus/prometheus/cmd/promtool
 	@touch "$@"
 
 # golangci-lint v2 with kube-api-linter compiled in as a module plugin comes

@@ -59,6 +59,18 @@ const (
 	ReasonSuspended = "Suspended"
 	// ReasonCronJobError: the CronJob could not be created or updated.
 	ReasonCronJobError = "CronJobError"
+	// ReasonSuspendedAfterFailures: suspendAfterFailures runs failed in a
+	// row, so the operator suspended the CronJob (spec.suspend is left as
+	// the user wrote it) until the task is resumed or a run succeeds.
+	ReasonSuspendedAfterFailures = "SuspendedAfterFailures"
+
+	// ConditionFresh is set on a task with staleAfterSeconds: True while a
+	// run has succeeded within that time, False when none has.
+	ConditionFresh = "Fresh"
+	// ReasonSucceededRecently: a run succeeded within staleAfterSeconds.
+	ReasonSucceededRecently = "SucceededRecently"
+	// ReasonStale: no run has succeeded for staleAfterSeconds.
+	ReasonStale = "Stale"
 )
 
 // Labels and annotations the operator puts on the objects it creates.
@@ -67,6 +79,11 @@ const (
 	ScheduleTaskLabel = "platform.example.com/scheduletask"
 	// RunNowAnnotation on a ScheduleTask asks for one manual run each time its value changes.
 	RunNowAnnotation = "platform.example.com/run-now"
+	// ResumeAnnotation on a ScheduleTask, each time its value changes,
+	// resumes a task the operator suspended after repeated failures and
+	// starts its failure streak again from zero. It does not touch
+	// spec.suspend.
+	ResumeAnnotation = "platform.example.com/resume"
 	// ScheduleTaskFinalizer lets the operator cancel a task's active runs
 	// before garbage collection removes them. The mutating webhook puts it
 	// on every task it admits at creation (saving the operator a write per
@@ -116,11 +133,17 @@ const (
 // and env together hold at most 32768 characters (env counted with the
 // names, keys and paths its valueFrom refers to).
 // +kubebuilder:validation:XValidation:rule="(has(self.command) ? self.command.map(c, size(c)).sum() : 0) + (has(self.args) ? self.args.map(a, size(a)).sum() : 0) + (has(self.env) ? self.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0) + (!has(e.valueFrom) ? 0 : (has(e.valueFrom.configMapKeyRef) ? size(e.valueFrom.configMapKeyRef.key) + (has(e.valueFrom.configMapKeyRef.name) ? size(e.valueFrom.configMapKeyRef.name) : 0) : 0) + (has(e.valueFrom.secretKeyRef) ? size(e.valueFrom.secretKeyRef.key) + (has(e.valueFrom.secretKeyRef.name) ? size(e.valueFrom.secretKeyRef.name) : 0) : 0) + (has(e.valueFrom.fieldRef) ? size(e.valueFrom.fieldRef.fieldPath) + (has(e.valueFrom.fieldRef.apiVersion) ? size(e.valueFrom.fieldRef.apiVersion) : 0) : 0) + (has(e.valueFrom.resourceFieldRef) ? size(e.valueFrom.resourceFieldRef.resource) + (has(e.valueFrom.resourceFieldRef.containerName) ? size(e.valueFrom.resourceFieldRef.containerName) : 0) : 0) + (has(e.valueFrom.fileKeyRef) ? size(e.valueFrom.fileKeyRef.volumeName) + size(e.valueFrom.fileKeyRef.path) + size(e.valueFrom.fileKeyRef.key) : 0))).sum() : 0) <= 32768",message="command, args and env (names, values and what valueFrom refers to) must hold at most 32768 characters together"
+// +kubebuilder:validation:XValidation:rule="!has(self.suspendAfterFailures) || self.suspendAfterFailures <= (has(self.failedRunsHistoryLimit) ? self.failedRunsHistoryLimit : 10)",message="must be at most failedRunsHistoryLimit (10 when unset): the failed runs counted are the TaskRuns kept",fieldPath=".suspendAfterFailures"
 type ScheduleTaskSpec struct {
 	// schedule is a cron expression with the meaning a CronJob gives it: five
 	// fields, or one of @yearly, @annually, @monthly, @weekly, @daily,
 	// @midnight, @hourly. @every and anything that fires more often than
-	// once a minute are refused. At most 256 characters.
+	// once a minute are refused. A field may be H (a value picked from a
+	// hash of the task's namespace and name, stable for the task), H(a-b)
+	// (picked from a to b), H/n or H(a-b)/n (every n, from a picked offset),
+	// so that many tasks written "H 2 * * *" do not all fire at 02:00; the
+	// CronJob gets the concrete schedule, shown in status.effectiveSchedule.
+	// At most 256 characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
@@ -273,6 +296,26 @@ type ScheduleTaskSpec struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	FailedRunsHistoryLimit *int32 `json:"failedRunsHistoryLimit,omitempty"`
+
+	// suspendAfterFailures, when set, suspends the task's schedule after
+	// that many runs in a row failed: the operator suspends the CronJob
+	// (spec.suspend stays as written), sets Ready to False with reason
+	// SuspendedAfterFailures and sends a Warning event. Setting a new value
+	// of the platform.example.com/resume annotation (`kubectl stask resume`)
+	// or a succeeding manual run resumes it. At most failedRunsHistoryLimit,
+	// since the failures counted are the failed TaskRuns kept.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	SuspendAfterFailures int32 `json:"suspendAfterFailures,omitempty"`
+
+	// staleAfterSeconds, when set, is how long the task may go without a
+	// succeeded run: past it, the Fresh condition turns False and names
+	// the last success (the "backup did not run" alarm). Counted from the
+	// task's creation until a first run succeeds. At least 60.
+	// +optional
+	// +kubebuilder:validation:Minimum=60
+	StaleAfterSeconds int64 `json:"staleAfterSeconds,omitempty"`
 }
 
 // ScheduleTaskStatus is rebuilt by the operator from the task's CronJob and
@@ -331,6 +374,20 @@ type ScheduleTaskStatus struct {
 	// lastResult is the result of the newest finished run.
 	// +optional
 	LastResult RunResult `json:"lastResult,omitempty"`
+
+	// effectiveSchedule is the schedule the task's CronJob runs on:
+	// spec.schedule with every H replaced by the value picked for this
+	// task. At most 256 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	EffectiveSchedule string `json:"effectiveSchedule,omitempty"`
+
+	// consecutiveFailures is how many runs in a row failed since the last
+	// success (or the last resume); unset when none did.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ConsecutiveFailures int32 `json:"consecutiveFailures,omitempty"`
 
 	// observedGeneration is the spec generation the status describes.
 	// +optional

@@ -54,7 +54,11 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	case strings.Contains(s.Schedule, "TZ="):
 		errs = append(errs, field.Invalid(spec.Child("schedule"), s.Schedule, "must not set a time zone with TZ= or CRON_TZ=; use spec.timeZone"))
 	default:
-		if err := schedule.Check(s.Schedule); err != nil {
+		resolved, err := schedule.Effective(s.Schedule, st.Namespace, st.Name)
+		if err == nil {
+			err = schedule.Check(resolved)
+		}
+		if err != nil {
 			errs = append(errs, field.Invalid(spec.Child("schedule"), s.Schedule, cronHint(err)))
 		}
 	}
@@ -83,7 +87,30 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	errs = append(errs, inRange(spec.Child("startingDeadlineSeconds"), s.StartingDeadlineSeconds, 10, -1)...)
 	errs = append(errs, inRange(spec.Child("successfulRunsHistoryLimit"), s.SuccessfulRunsHistoryLimit, 0, 1000)...)
 	errs = append(errs, inRange(spec.Child("failedRunsHistoryLimit"), s.FailedRunsHistoryLimit, 0, 1000)...)
+	errs = append(errs, failureRules(spec, s)...)
 	errs = append(errs, bounds(spec, s)...)
+	return errs
+}
+
+// failureRules checks suspendAfterFailures and staleAfterSeconds (zero is
+// unset). The failures counted are the failed TaskRuns kept, so more than
+// failedRunsHistoryLimit could never be reached.
+func failureRules(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
+	var errs field.ErrorList
+	if n := s.SuspendAfterFailures; n != 0 {
+		keep := int32(platformv1.DefaultRunsHistoryLimit)
+		if s.FailedRunsHistoryLimit != nil {
+			keep = *s.FailedRunsHistoryLimit
+		}
+		errs = append(errs, inRange(spec.Child("suspendAfterFailures"), &n, 1, 1000)...)
+		if len(errs) == 0 && n > keep {
+			errs = append(errs, field.Invalid(spec.Child("suspendAfterFailures"), n, fmt.Sprintf(
+				"must be at most failedRunsHistoryLimit (%d): the failed runs counted are the TaskRuns kept", keep)))
+		}
+	}
+	if n := s.StaleAfterSeconds; n != 0 {
+		errs = append(errs, inRange(spec.Child("staleAfterSeconds"), &n, 60, -1)...)
+	}
 	return errs
 }
 
@@ -105,7 +132,7 @@ func inRange[T int32 | int64](path *field.Path, v *T, lo, hi int64) field.ErrorL
 // cronHint turns the parser's error into advice.
 func cronHint(err error) string {
 	return "not a cron expression of the CronJob schedule language (five fields: minute hour day-of-month month day-of-week, " +
-		"or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly): " + strings.TrimPrefix(err.Error(), "invalid cron expression ")
+		"where H, H(a-b), H/n or H(a-b)/n spreads tasks by name; or @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly): " + strings.TrimPrefix(err.Error(), "invalid cron expression ")
 }
 
 // Format renders each problem as `<field>: <what is wrong> (<the value>)`,

@@ -17,6 +17,7 @@ limitations under the License.
 package integration
 
 import (
+	"reflect"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -148,4 +149,39 @@ func TestInstall_ManagerHasADisruptionBudgetAndSpreadsOverNodes(t *testing.T) {
 		check(t, helmTemplate(t, "podDisruptionBudget.enabled=false", "podAntiAffinity.enabled=false"), false, false)
 	})
 	t.Run("helm, one replica", func(t *testing.T) { check(t, helmTemplate(t, "replicaCount=1"), false, true) })
+}
+
+// The alert rules promtool tests are the ones both installs ship: the chart
+// (behind metrics.prometheusRule.enabled) and config/prometheus wrap the
+// same groups in a PrometheusRule.
+func TestInstall_PrometheusRuleShipsTheTestedAlertRules(t *testing.T) {
+	source := readManifests(t, "config/prometheus/alerts/platform-operator.rules.yaml")
+	if len(source.objs) != 1 || source.objs[0]["groups"] == nil {
+		t.Fatalf("%s: want one document with groups", source.source)
+	}
+	want := source.objs[0]["groups"]
+	for _, m := range []manifests{
+		helmTemplate(t, "metrics.prometheusRule.enabled=true", "metrics.prometheusRule.labels.release=prometheus"),
+		render(t, "kubectl", "kustomize", "config/prometheus"),
+	} {
+		found := 0
+		for _, o := range m.objs {
+			if o["kind"] != "PrometheusRule" {
+				continue
+			}
+			found++
+			spec, _ := o["spec"].(map[string]any)
+			if !reflect.DeepEqual(spec["groups"], want) {
+				t.Errorf("%s: the PrometheusRule's groups are not those of the rules file", m.source)
+			}
+		}
+		if found != 1 {
+			t.Errorf("%s: %d PrometheusRules, want 1", m.source, found)
+		}
+	}
+	for _, o := range helmTemplate(t).objs {
+		if o["kind"] == "PrometheusRule" {
+			t.Error("helm defaults render a PrometheusRule; it needs the Prometheus Operator and is off by default")
+		}
+	}
 }

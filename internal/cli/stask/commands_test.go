@@ -57,19 +57,19 @@ func checkOutputs(t *testing.T, tests []output) {
 func TestList_HumanTables(t *testing.T) {
 	checkOutputs(t, []output{
 		{[]string{"list"}, `
-NAME         SCHEDULE      TIMEZONE   SUSPENDED   ACTIVE   LAST RUN   LAST RESULT   NEXT RUN                         SUCCESS
-data-check   0 */2 * * *   -          false       0        81s ago    Succeeded     in 120m (2026-11-29 14:00 UTC)   1/2
-heartbeat    * * * * *     Etc/UTC    false       1        11s ago    -             in 60s (2026-11-29 12:01 UTC)    -
+NAME         SCHEDULE      TIMEZONE   SUSPENDED   ACTIVE   LAST RUN   LAST RESULT   NEXT RUN                         SUCCESS   FRESH
+data-check   0 */2 * * *   -          false       0        81s ago    Succeeded     in 120m (2026-11-29 14:00 UTC)   1/2       -
+heartbeat    * * * * *     Etc/UTC    false       1        11s ago    -             in 60s (2026-11-29 12:01 UTC)    -         -
 `},
 		{[]string{"list", "-o", "wide"}, `
-NAME         SCHEDULE      TIMEZONE   SUSPENDED   ACTIVE   LAST RUN   LAST RESULT   NEXT RUN                         SUCCESS   IMAGE          POLICY
-data-check   0 */2 * * *   -          false       0        81s ago    Succeeded     in 120m (2026-11-29 14:00 UTC)   1/2       busybox:1.36   Forbid
-heartbeat    * * * * *     Etc/UTC    false       1        11s ago    -             in 60s (2026-11-29 12:01 UTC)    -         busybox:1.36   Allow
+NAME         SCHEDULE      TIMEZONE   SUSPENDED   ACTIVE   LAST RUN   LAST RESULT   NEXT RUN                         SUCCESS   FRESH   IMAGE          POLICY
+data-check   0 */2 * * *   -          false       0        81s ago    Succeeded     in 120m (2026-11-29 14:00 UTC)   1/2       -       busybox:1.36   Forbid
+heartbeat    * * * * *     Etc/UTC    false       1        11s ago    -             in 60s (2026-11-29 12:01 UTC)    -         -       busybox:1.36   Allow
 `},
 		{[]string{"list", "-A", "--no-headers"}, `
-other   elsewhere    * * * * *     -         true    0     -         -           -                                -
-team    data-check   0 */2 * * *   -         false   0     81s ago   Succeeded   in 120m (2026-11-29 14:00 UTC)   1/2
-team    heartbeat    * * * * *     Etc/UTC   false   1     11s ago   -           in 60s (2026-11-29 12:01 UTC)    -
+other   elsewhere    * * * * *     -         true    0     -         -           -                                -     -
+team    data-check   0 */2 * * *   -         false   0     81s ago   Succeeded   in 120m (2026-11-29 14:00 UTC)   1/2   -
+team    heartbeat    * * * * *     Etc/UTC   false   1     11s ago   -           in 60s (2026-11-29 12:01 UTC)    -     -
 `},
 	})
 }
@@ -137,8 +137,8 @@ Recent events:
 func TestGet_ObjectFormats(t *testing.T) {
 	checkOutputs(t, []output{
 		{[]string{"get", "heartbeat", "-o", "wide"}, `
-NAME        SCHEDULE    TIMEZONE   SUSPENDED   ACTIVE   LAST RUN   LAST RESULT   NEXT RUN                        SUCCESS   IMAGE          POLICY
-heartbeat   * * * * *   Etc/UTC    false       1        11s ago    -             in 60s (2026-11-29 12:01 UTC)   -         busybox:1.36   Allow
+NAME        SCHEDULE    TIMEZONE   SUSPENDED   ACTIVE   LAST RUN   LAST RESULT   NEXT RUN                        SUCCESS   FRESH   IMAGE          POLICY
+heartbeat   * * * * *   Etc/UTC    false       1        11s ago    -             in 60s (2026-11-29 12:01 UTC)   -         -       busybox:1.36   Allow
 `},
 		{[]string{"get", "data-check", "-o", "name"}, "scheduletask.platform.example.com/data-check\n"},
 		{[]string{"get", "data-check", "-o", "jsonpath={.apiVersion} {.status.conditions[?(@.type==\"Ready\")].status}"}, "platform.example.com/v1 True"},

@@ -79,7 +79,7 @@ With -o wide, the task's row of list; with any other -o, the ScheduleTask itself
 func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.TaskRun, events []eventsv1.Event, now time.Time) error {
 	s := &st.Spec
 	fmt.Fprintf(w, "Name:         %s\nNamespace:    %s\n", st.Name, st.Namespace)
-	fmt.Fprintf(w, "Schedule:     %s (%s)\n", s.Schedule, core.OrDash(ptr.Deref(s.TimeZone, "")))
+	fmt.Fprintf(w, "Schedule:     %s (%s)\n", scheduleCell(st), core.OrDash(ptr.Deref(s.TimeZone, "")))
 	fmt.Fprintf(w, "Image:        %s\n", s.Image)
 	if len(s.Command)+len(s.Args) > 0 {
 		fmt.Fprintf(w, "Command:      %s\n", strings.Join(append(slices.Clone(s.Command), s.Args...), " "))
@@ -87,6 +87,17 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 	fmt.Fprintf(w, "Concurrency:  %s   Suspended: %t   Backoff limit: %d   Deadline: %s\n",
 		s.ConcurrencyPolicy, ptr.Deref(s.Suspend, false), ptr.Deref(s.BackoffLimit, platformv1.DefaultBackoffLimit), deadline(s.ActiveDeadlineSeconds))
 	fmt.Fprintf(w, "Runs started: %d\n", st.Status.TriggerCount)
+	if s.SuspendAfterFailures > 0 || st.Status.ConsecutiveFailures > 0 {
+		line := fmt.Sprintf("Failures:     %d in a row", st.Status.ConsecutiveFailures)
+		if s.SuspendAfterFailures > 0 {
+			line += fmt.Sprintf(" (suspends after %d)", s.SuspendAfterFailures)
+		}
+		fmt.Fprintln(w, line)
+	}
+	if s.StaleAfterSeconds > 0 {
+		fmt.Fprintf(w, "Fresh:        %s (stale after %s without a success)\n", freshCell(st),
+			duration.HumanDuration(time.Duration(s.StaleAfterSeconds)*time.Second))
+	}
 
 	fmt.Fprintln(w, "\nConditions:")
 	for _, c := range st.Status.Conditions {
@@ -96,7 +107,10 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 	fmt.Fprintln(w, "\nNext runs:")
 	if ptr.Deref(s.Suspend, false) {
 		fmt.Fprintln(w, "  none: the task is suspended")
-	} else if sched, err := schedule.Parse(s.Schedule, ptr.Deref(s.TimeZone, "")); err != nil {
+	} else if suspendedAfterFailures(st) {
+		fmt.Fprintf(w, "  none: suspended after %d failed runs in a row; `kubectl stask resume %s` resumes it\n",
+			st.Status.ConsecutiveFailures, st.Name)
+	} else if sched, err := parseEffective(st); err != nil {
 		fmt.Fprintf(w, "  %v\n", err)
 	} else {
 		for _, t := range sched.NextN(now, nextRuns) {
@@ -117,6 +131,15 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 	fmt.Fprintln(w, "\nRecent events:")
 	core.WriteEvents(w, events, now)
 	return nil
+}
+
+// parseEffective parses the schedule the task's CronJob runs.
+func parseEffective(st *platformv1.ScheduleTask) (*schedule.Schedule, error) {
+	e, err := effectiveSchedule(st)
+	if err != nil {
+		return nil, err
+	}
+	return schedule.Parse(e, ptr.Deref(st.Spec.TimeZone, ""))
 }
 
 // deadline renders activeDeadlineSeconds.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -112,14 +113,15 @@ func runsByTask(ctx context.Context, c client.Client, opts []client.ListOption) 
 // the columns that only -o wide shows.
 var taskColumns = []metav1.TableColumnDefinition{
 	{Name: "Name", Type: "string", Format: "name"},
-	{Name: "Schedule", Type: "string", Description: "The cron expression."},
+	{Name: "Schedule", Type: "string", Description: "The cron expression, and the one its CronJob runs when it spreads with H."},
 	{Name: "Timezone", Type: "string", Description: "The zone the schedule is read in."},
-	{Name: "Suspended", Type: "boolean"},
+	{Name: "Suspended", Type: "string", Description: "true, false, or failures: suspended by the operator after suspendAfterFailures failed runs in a row."},
 	{Name: "Active", Type: "integer", Description: "Runs in progress."},
 	{Name: "Last Run", Type: "string", Description: "When a run was last started."},
 	{Name: "Last Result", Type: "string", Description: "The result of the newest finished run."},
 	{Name: "Next Run", Type: "string", Description: "When the schedule fires next, relative and in the task's zone."},
 	{Name: "Success", Type: "string", Description: "Succeeded of the finished runs kept."},
+	{Name: "Fresh", Type: "string", Description: "Whether a run succeeded within staleAfterSeconds (the Fresh condition); - without it."},
 	{Name: "Image", Type: "string", Priority: 1},
 	{Name: "Policy", Type: "string", Priority: 1, Description: "The concurrency policy."},
 }
@@ -135,9 +137,9 @@ func taskTable(tasks []platformv1.ScheduleTask, runs map[string][]platformv1.Tas
 		}
 		t.Rows = append(t.Rows, metav1.TableRow{
 			Cells: []any{
-				st.Name, st.Spec.Schedule, core.OrDash(ptr.Deref(st.Spec.TimeZone, "")), ptr.Deref(st.Spec.Suspend, false),
+				st.Name, scheduleCell(st), core.OrDash(ptr.Deref(st.Spec.TimeZone, "")), suspendedCell(st),
 				len(st.Status.ActiveRuns), last, core.OrDash(string(st.Status.LastResult)), nextRun(st, now),
-				success(runs[st.Namespace+"/"+st.Name]), st.Spec.Image, string(st.Spec.ConcurrencyPolicy),
+				success(runs[st.Namespace+"/"+st.Name]), freshCell(st), st.Spec.Image, string(st.Spec.ConcurrencyPolicy),
 			},
 			// The printer reads the namespace of -A from the object.
 			Object: runtime.RawExtension{Object: st},
@@ -146,12 +148,49 @@ func taskTable(tasks []platformv1.ScheduleTask, runs map[string][]platformv1.Tas
 	return t
 }
 
+// effectiveSchedule is the schedule the task's CronJob runs: its H fields
+// resolved as the operator resolves them (the same function, so the two
+// agree without reading the status).
+func effectiveSchedule(st *platformv1.ScheduleTask) (string, error) {
+	return schedule.Effective(st.Spec.Schedule, st.Namespace, st.Name)
+}
+
+// scheduleCell is the task's schedule, "H 2 * * * = 17 2 * * *" when it
+// spreads with H.
+func scheduleCell(st *platformv1.ScheduleTask) string {
+	if e, err := effectiveSchedule(st); err == nil && e != st.Spec.Schedule {
+		return st.Spec.Schedule + " = " + e
+	}
+	return st.Spec.Schedule
+}
+
+// suspendedCell is true, false, or failures when the operator suspended the
+// task after repeated failures.
+func suspendedCell(st *platformv1.ScheduleTask) string {
+	switch {
+	case ptr.Deref(st.Spec.Suspend, false):
+		return "true"
+	case suspendedAfterFailures(st):
+		return "failures"
+	}
+	return "false"
+}
+
+// freshCell is the Fresh condition's status, "-" for a task without
+// staleAfterSeconds.
+func freshCell(st *platformv1.ScheduleTask) string {
+	if c := meta.FindStatusCondition(st.Status.Conditions, platformv1.ConditionFresh); c != nil && st.Spec.StaleAfterSeconds > 0 {
+		return string(c.Status)
+	}
+	return "-"
+}
+
 // nextRun is "in 3m (15:00 CET)": relative, and absolute in the task's zone.
 func nextRun(st *platformv1.ScheduleTask, now time.Time) string {
-	if ptr.Deref(st.Spec.Suspend, false) {
+	if ptr.Deref(st.Spec.Suspend, false) || suspendedAfterFailures(st) {
 		return "-"
 	}
-	s, err := schedule.Parse(st.Spec.Schedule, ptr.Deref(st.Spec.TimeZone, ""))
+	s, err := parseEffective(st)
 	if err != nil {
 		return "invalid schedule"
 	}

@@ -35,25 +35,42 @@ import (
 )
 
 func newNextCommand(o *options) *cobra.Command {
-	var zone string
+	var zone, task string
 	var count int
 	cmd := &cobra.Command{
 		Use:   "next CRON",
 		Short: "Print the next run times of a cron expression, offline",
 		Long: `Print when a schedule fires next, read exactly as a CronJob (and so a
-ScheduleTask) reads it, in the given time zone.`,
+ScheduleTask) reads it, in the given time zone. An expression that spreads
+with H needs the task it is for (--task NAMESPACE/NAME), since H picks its
+values from the task's namespace and name; the effective schedule is printed
+first.`,
 		Example: `  kubectl stask next "0 */2 * * *"
-  kubectl stask next @daily --time-zone Europe/Berlin -n 3`,
+  kubectl stask next @daily --time-zone Europe/Berlin -c 3
+  kubectl stask next "H H(0-5) * * *" --task team-a/backup`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := schedule.Parse(args[0], zone)
+			expr := args[0]
+			if schedule.HasSpread(expr) {
+				ns, name, ok := strings.Cut(task, "/")
+				if !ok || ns == "" || name == "" {
+					return fmt.Errorf("%q spreads with H, which picks its values from the task's namespace and name: "+
+						"give them with --task NAMESPACE/NAME", expr)
+				}
+				var err error
+				if expr, err = schedule.Effective(expr, ns, name); err != nil {
+					return err
+				}
+				fmt.Fprintf(o.Out(), "effective schedule: %s\n", expr)
+			}
+			s, err := schedule.Parse(expr, zone)
 			if err != nil {
 				return err
 			}
 			now := o.Now()
 			times := s.NextN(now, count)
 			if len(times) == 0 {
-				return fmt.Errorf("%q never fires", args[0])
+				return fmt.Errorf("%q never fires", expr)
 			}
 			for _, t := range times {
 				fmt.Fprintf(o.Out(), "%s  (%s)\n", t.Format(time.RFC3339), core.Relative(t, now))
@@ -63,6 +80,7 @@ ScheduleTask) reads it, in the given time zone.`,
 	}
 	cmd.Flags().StringVar(&zone, "time-zone", "", "IANA time zone the schedule is read in (UTC when empty)")
 	cmd.Flags().IntVarP(&count, "count", "c", 5, "how many run times to print")
+	cmd.Flags().StringVar(&task, "task", "", "NAMESPACE/NAME of the task an expression with H is for")
 	return cmd
 }
 

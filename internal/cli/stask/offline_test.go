@@ -20,6 +20,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/schedule"
 )
 
 // offline runs a command that needs no cluster.
@@ -125,5 +127,24 @@ spec:
 	out, err = offline(t, "apiVersion: platform.example.com/v1\nkind: ScheduleTask\nmetadata:\n  name: x\nspec:\n  schedule: \"@hourly\"\n  image: busybox\n  sechdule: typo\n", "lint", "-")
 	if err == nil || !strings.Contains(out, "sechdule") {
 		t.Errorf("an unknown field passed lint: %v\n%s", err, out)
+	}
+}
+
+func TestNextCommand_SpreadNeedsItsTaskAndShowsTheEffectiveSchedule(t *testing.T) {
+	if _, err := offline(t, "", "next", "H 2 * * *"); err == nil || !strings.Contains(err.Error(), "--task NAMESPACE/NAME") {
+		t.Errorf("H without --task gave %v, want a pointer to --task", err)
+	}
+	out, err := offline(t, "", "next", "H 2 * * *", "--task", "team-a/backup", "-c", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := schedule.Effective("H 2 * * *", "team-a", "backup")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || lines[0] != "effective schedule: "+want {
+		t.Fatalf("got:\n%s\nwant the effective schedule %q, then one time", out, want)
+	}
+	ts, err := time.Parse(time.RFC3339, strings.Fields(lines[1])[0])
+	if err != nil || ts.Hour() != 2 || strconv.Itoa(ts.Minute()) != strings.Fields(want)[0] {
+		t.Errorf("next run %q does not follow %q (%v)", lines[1], want, err)
 	}
 }

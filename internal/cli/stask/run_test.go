@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +32,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/testutil"
 )
 
 // createRunAs is a fake API server that names a created run
@@ -190,5 +192,32 @@ func TestSummarize_CountsFinishedRunsOnly(t *testing.T) {
 				t.Errorf("String() = %q, want %q", got.String(), tt.line)
 			}
 		})
+	}
+}
+
+func TestResume_AfterFailuresStartsTheStreakAgainWithoutTouchingOtherFields(t *testing.T) {
+	flaky := testutil.NewScheduleTask("team", "flaky")
+	flaky.Spec.SuspendAfterFailures = 3
+	flaky.Status.ConsecutiveFailures = 3
+	flaky.Status.Conditions = []metav1.Condition{{Type: platformv1.ConditionReady, Status: metav1.ConditionFalse,
+		Reason: platformv1.ReasonSuspendedAfterFailures}}
+	c := newClient(t, interceptor.Funcs{}, append(cluster(), flaky)...)
+	for _, name := range []string{"flaky", "heartbeat"} {
+		if out, _, err := execute(t, c, "", "resume", name); err != nil || !strings.HasSuffix(out, " resumed\n") {
+			t.Fatalf("resume %s = %q, %v", name, out, err)
+		}
+	}
+	get := func(name string) *platformv1.ScheduleTask {
+		st := &platformv1.ScheduleTask{}
+		if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: name}, st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if got, want := get("flaky").Annotations[platformv1.ResumeAnnotation], now.Format(time.RFC3339Nano); got != want {
+		t.Errorf("flaky's %s = %q, want a new value %q", platformv1.ResumeAnnotation, got, want)
+	}
+	if v, ok := get("heartbeat").Annotations[platformv1.ResumeAnnotation]; ok {
+		t.Errorf("heartbeat had no failures, yet got %s=%q", platformv1.ResumeAnnotation, v)
 	}
 }

@@ -18,8 +18,10 @@ package stask
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,18 +31,30 @@ import (
 )
 
 func newSuspendCommand(o *options, suspend bool) *cobra.Command {
-	use, short, verb := "suspend NAME", "Stop a task's scheduled runs (runs in progress go on)", "suspended"
+	cmd := &cobra.Command{Use: "suspend NAME", Short: "Stop a task's scheduled runs (runs in progress go on)"}
+	verb := "suspended"
 	if !suspend {
-		use, short, verb = "resume NAME", "Let a suspended task run on its schedule again", "resumed"
+		cmd = &cobra.Command{Use: "resume NAME", Short: "Let a suspended task run on its schedule again",
+			Long: `Let a task run on its schedule again: clear spec.suspend, and when the
+operator suspended the task after repeated failures (suspendAfterFailures),
+or runs have failed in a row, start its failure streak again from zero (a new
+value of the platform.example.com/resume annotation). Both in one write.`}
+		verb = "resumed"
 	}
 	printFlags := core.NewActionPrintFlags(verb, o.Scheme)
 	var printer printers.ResourcePrinter
-	cmd := o.onTask(&cobra.Command{Use: use, Short: short}, func() (err error) {
+	cmd = o.onTask(cmd, func() (err error) {
 		printer, err = printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
 		patch := client.MergeFrom(st.DeepCopy())
 		st.Spec.Suspend = ptr.To(suspend)
+		if !suspend && (st.Status.ConsecutiveFailures > 0 || suspendedAfterFailures(st)) {
+			if st.Annotations == nil {
+				st.Annotations = map[string]string{}
+			}
+			st.Annotations[platformv1.ResumeAnnotation] = o.Now().UTC().Format(time.RFC3339Nano)
+		}
 		if err := c.Patch(ctx, st, patch); err != nil {
 			return explain(err, st.Name, st.Namespace)
 		}
@@ -48,4 +62,11 @@ func newSuspendCommand(o *options, suspend bool) *cobra.Command {
 	})
 	printFlags.AddFlags(cmd)
 	return cmd
+}
+
+// suspendedAfterFailures reports whether the operator suspended the task
+// after repeated failures, as its Ready condition says.
+func suspendedAfterFailures(st *platformv1.ScheduleTask) bool {
+	c := meta.FindStatusCondition(st.Status.Conditions, platformv1.ConditionReady)
+	return c != nil && c.Reason == platformv1.ReasonSuspendedAfterFailures
 }

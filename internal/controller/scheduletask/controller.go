@@ -138,7 +138,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // rebuilt from what the steps observed, once.
 func (r *Reconciler) reconcileNormal(ctx context.Context, task *platformv1.ScheduleTask) (ctrl.Result, error) {
 	obs := &observation{}
-	err := r.reconcileCronJob(ctx, task, obs)
+	err := r.observeFailures(ctx, task, obs)
+	if err == nil {
+		err = r.reconcileCronJob(ctx, task, obs)
+	}
 	if err == nil {
 		err = r.reconcileRuns(ctx, task, obs)
 	}

@@ -42,6 +42,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/schedule"
 )
 
 // FieldManager is the ScheduleTask controller's name in the managedFields of
@@ -110,8 +111,14 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 		job.WithActiveDeadlineSeconds(*spec.ActiveDeadlineSeconds)
 	}
 
+	// An H the webhook did not see resolved (a task stored without it) goes
+	// out as written, and the CronJob API's refusal lands on Ready.
+	sched, err := schedule.Effective(spec.Schedule, task.Namespace, task.Name)
+	if err != nil {
+		sched = spec.Schedule
+	}
 	cj := batchv1ac.CronJobSpec().
-		WithSchedule(spec.Schedule).
+		WithSchedule(sched).
 		WithConcurrencyPolicy(batchv1.ConcurrencyPolicy(concurrencyPolicy(spec))).
 		WithSuspend(ptr.Deref(spec.Suspend, false)).
 		// The TaskRuns are the durable history; the CronJob keeps more
@@ -209,6 +216,10 @@ func (r *Reconciler) reconcileCronJob(ctx context.Context, task *platformv1.Sche
 	desired, err := DesiredCronJob(task, r.Scheme())
 	if err != nil {
 		return err
+	}
+	if obs.suspendedAfterFailures {
+		// spec.suspend stays the user's; only the CronJob is suspended.
+		desired.Spec.WithSuspend(true)
 	}
 	rendered, err := renderedTemplate(desired)
 	if err != nil {

@@ -54,26 +54,52 @@ func taskState(st *platformv1.ScheduleTask) string {
 	return StateIdle
 }
 
-// taskCollector counts ScheduleTasks by state when scraped, from the
-// manager's cache, so the gauge is always what the cluster holds.
+// taskCollector counts ScheduleTasks by state, and gives each task's last
+// success and next fire time, when scraped, from the manager's cache: the
+// gauges are always what the cluster holds, a deleted task's series go with
+// it, and they cost nothing between scrapes.
 type taskCollector struct {
-	reader client.Reader
-	desc   *prometheus.Desc
+	reader      client.Reader
+	desc        *prometheus.Desc
+	lastSuccess *prometheus.Desc
+	nextRun     *prometheus.Desc
+	failures    *prometheus.Desc
+	fresh       *prometheus.Desc
 }
 
-// RegisterMetrics registers the platform_operator_scheduletasks gauge, read
-// from reader (the manager's cache) on every scrape.
+// RegisterMetrics registers the platform_operator_scheduletasks gauge and
+// the per-task gauges, read from reader (the manager's cache) on every
+// scrape.
 func RegisterMetrics(reader client.Reader) error {
+	perTask := []string{"namespace", "name"}
 	return metrics.Registry.Register(&taskCollector{
 		reader: reader,
 		desc: prometheus.NewDesc(metrics.Namespace+"_scheduletasks",
 			"ScheduleTasks by state: active (a run in progress), idle, suspended, failing (Ready is False or the last run failed).",
 			[]string{"state"}, nil),
+		lastSuccess: prometheus.NewDesc(metrics.Namespace+"_scheduletask_last_success_timestamp_seconds",
+			"When a run of the task last succeeded (status.lastSuccessfulTime), in seconds since the epoch; no series until one has.",
+			perTask, nil),
+		nextRun: prometheus.NewDesc(metrics.Namespace+"_scheduletask_next_schedule_timestamp_seconds",
+			"When the task's schedule fires next (status.nextScheduleTime), in seconds since the epoch; no series while it is suspended.",
+			perTask, nil),
+		failures: prometheus.NewDesc(metrics.Namespace+"_scheduletask_consecutive_failures",
+			"How many runs of the task failed in a row since its last success or resume (status.consecutiveFailures).",
+			perTask, nil),
+		fresh: prometheus.NewDesc(metrics.Namespace+"_scheduletask_fresh",
+			"1 while a run of the task succeeded within its staleAfterSeconds, 0 when none did (the Fresh condition); only tasks with staleAfterSeconds have a series.",
+			perTask, nil),
 	})
 }
 
 // Describe implements prometheus.Collector.
-func (c *taskCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c *taskCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.desc
+	ch <- c.lastSuccess
+	ch <- c.nextRun
+	ch <- c.failures
+	ch <- c.fresh
+}
 
 // Collect implements prometheus.Collector.
 func (c *taskCollector) Collect(ch chan<- prometheus.Metric) {
@@ -88,7 +114,22 @@ func (c *taskCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	counts := map[string]float64{StateActive: 0, StateIdle: 0, StateSuspended: 0, StateFailing: 0}
 	for i := range list.Items {
-		counts[taskState(&list.Items[i])]++
+		st := &list.Items[i]
+		counts[taskState(st)]++
+		if t := st.Status.LastSuccessfulTime; t != nil {
+			ch <- prometheus.MustNewConstMetric(c.lastSuccess, prometheus.GaugeValue, float64(t.Unix()), st.Namespace, st.Name)
+		}
+		if t := st.Status.NextScheduleTime; t != nil {
+			ch <- prometheus.MustNewConstMetric(c.nextRun, prometheus.GaugeValue, float64(t.Unix()), st.Namespace, st.Name)
+		}
+		ch <- prometheus.MustNewConstMetric(c.failures, prometheus.GaugeValue, float64(st.Status.ConsecutiveFailures), st.Namespace, st.Name)
+		if f := meta.FindStatusCondition(st.Status.Conditions, platformv1.ConditionFresh); f != nil && st.Spec.StaleAfterSeconds > 0 {
+			v := 0.0
+			if f.Status == metav1.ConditionTrue {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(c.fresh, prometheus.GaugeValue, v, st.Namespace, st.Name)
+		}
 	}
 	for state, n := range counts {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, n, state)

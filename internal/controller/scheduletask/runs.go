@@ -72,14 +72,11 @@ type runSet struct {
 	unadopted []string
 }
 
-// reconcileRuns makes sure every Job of the task has exactly one TaskRun,
-// starts the manual runs that were asked for, and leaves the runs in obs.
+// reconcileRuns makes sure every Job of the task has exactly one TaskRun and
+// starts the manual runs that were asked for, on the runs observeFailures
+// read into obs.
 func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
-	rs, err := r.listRuns(ctx, task)
-	if err != nil {
-		return err
-	}
-	obs.runs = rs
+	rs := obs.runs
 	r.warnUnadopted(task, rs)
 	if obs.cronJob == nil {
 		// Without the CronJob there is no Job template to start from; the

@@ -41,6 +41,13 @@ type observation struct {
 	runs *runSet
 	// requeueAfter asks for the next pass at a time, when no watch will.
 	requeueAfter time.Duration
+	// failures is the task's failure streak (see failureStreak), and
+	// newestFailure the newest failed run it counts.
+	failures      int32
+	newestFailure *platformv1.TaskRun
+	// suspendedAfterFailures: the streak reached suspendAfterFailures, so
+	// the CronJob is suspended.
+	suspendedAfterFailures bool
 }
 
 // wakeAt asks for the next pass in d at the latest.
@@ -56,9 +63,10 @@ func (o *observation) wakeAt(d time.Duration) {
 // numbers on the TaskRuns.
 func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time) platformv1.ScheduleTaskStatus {
 	st := platformv1.ScheduleTaskStatus{
-		ObservedGeneration: task.Status.ObservedGeneration,
-		Conditions:         slices.Clone(task.Status.Conditions),
-		TriggerCount:       task.Status.TriggerCount,
+		ObservedGeneration:  task.Status.ObservedGeneration,
+		Conditions:          slices.Clone(task.Status.Conditions),
+		TriggerCount:        task.Status.TriggerCount,
+		ConsecutiveFailures: obs.failures,
 	}
 	if cj := obs.cronJob; cj != nil {
 		st.LastScheduleTime = cj.Status.LastScheduleTime
@@ -103,26 +111,32 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 		st.LastResult = platformv1.RunResult(newestFinished.Status.Phase)
 	}
 
-	if !ptr.Deref(task.Spec.Suspend, false) {
-		if s, err := schedule.Parse(task.Spec.Schedule, ptr.Deref(task.Spec.TimeZone, "")); err == nil {
+	if effective, err := schedule.Effective(task.Spec.Schedule, task.Namespace, task.Name); err == nil {
+		st.EffectiveSchedule = effective
+		if s, err := schedule.Parse(effective, ptr.Deref(task.Spec.TimeZone, "")); err == nil &&
+			!ptr.Deref(task.Spec.Suspend, false) && !obs.suspendedAfterFailures {
 			if next := s.Next(now); !next.IsZero() {
 				st.NextScheduleTime = &metav1.Time{Time: next}
 			}
 		}
 	}
 
-	setReadyCondition(&st.Conditions, task, obs.cronJobErr, now)
+	setReadyCondition(&st.Conditions, task, obs, now)
 	setRunsAdoptedCondition(&st.Conditions, task, obs.runs, now)
+	obs.wakeAt(setFreshCondition(&st.Conditions, task, st.LastSuccessfulTime, now))
 	return st
 }
 
-// setReadyCondition sets Ready from the CronJob step's outcome.
-func setReadyCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask, cronJobErr error, now time.Time) {
+// setReadyCondition sets Ready from the CronJob step's outcome and the
+// failure streak.
+func setReadyCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask, obs *observation, now time.Time) {
 	c := metav1.Condition{Type: platformv1.ConditionReady, Status: metav1.ConditionTrue,
 		Reason: platformv1.ReasonCronJobReady, Message: "CronJob is in sync with the task"}
 	switch {
-	case cronJobErr != nil:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonCronJobError, cronJobErr.Error()
+	case obs.cronJobErr != nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonCronJobError, obs.cronJobErr.Error()
+	case obs.suspendedAfterFailures:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonSuspendedAfterFailures, suspendedMessage(task, obs)
 	case ptr.Deref(task.Spec.Suspend, false):
 		c.Reason, c.Message = platformv1.ReasonSuspended, "Task is suspended: no new runs are scheduled"
 	}
@@ -140,6 +154,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleT
 		st.ObservedGeneration = task.Generation
 	}
 	obs.wakeAt(untilNextScheduleMoves(&st, task, obs.cronJob != nil, now))
+	r.eventOnFreshChange(task, st.Conditions)
 	_, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
 	return err
 }

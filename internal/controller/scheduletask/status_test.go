@@ -106,7 +106,7 @@ func TestSetReadyCondition(t *testing.T) {
 			task := testutil.NewScheduleTask("ns", "t", testutil.WithSuspend(tt.suspend))
 			task.Generation = 7
 			var conds []metav1.Condition
-			setReadyCondition(&conds, task, tt.err, now)
+			setReadyCondition(&conds, task, &observation{cronJobErr: tt.err}, now)
 			c := meta.FindStatusCondition(conds, platformv1.ConditionReady)
 			if c == nil || c.Status != tt.wantStatus || c.Reason != tt.wantReason || c.ObservedGeneration != 7 {
 				t.Fatalf("Ready = %+v, want %s/%s at generation 7", c, tt.wantStatus, tt.wantReason)
@@ -118,8 +118,8 @@ func TestSetReadyCondition(t *testing.T) {
 func TestSetReadyCondition_KeepsTransitionTimeWhileStatusHolds(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t")
 	var conds []metav1.Condition
-	setReadyCondition(&conds, task, nil, now)
-	setReadyCondition(&conds, task, nil, now.Add(time.Hour))
+	setReadyCondition(&conds, task, &observation{}, now)
+	setReadyCondition(&conds, task, &observation{}, now.Add(time.Hour))
 	if got := conds[0].LastTransitionTime.Time; !got.Equal(now) {
 		t.Errorf("lastTransitionTime moved to %v without a transition", got)
 	}

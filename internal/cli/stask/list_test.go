@@ -1,0 +1,70 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package stask
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/schedule"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+func TestTaskTable_ShowsSpreadSchedulesAutoSuspensionAndFreshness(t *testing.T) {
+	spread := testutil.NewScheduleTask("team", "backup", testutil.WithSchedule("H 2 * * *"))
+	spread.Spec.StaleAfterSeconds = 3600
+	spread.Spec.SuspendAfterFailures = 2
+	spread.Status.ConsecutiveFailures = 2
+	spread.Status.Conditions = []metav1.Condition{
+		{Type: platformv1.ConditionReady, Status: metav1.ConditionFalse, Reason: platformv1.ReasonSuspendedAfterFailures},
+		{Type: platformv1.ConditionFresh, Status: metav1.ConditionFalse, Reason: platformv1.ReasonStale},
+	}
+	effective, err := schedule.Effective("H 2 * * *", "team", "backup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scheduleCell(spread), "H 2 * * * = "+effective; got != want {
+		t.Errorf("schedule cell %q, want %q", got, want)
+	}
+	if got := suspendedCell(spread); got != "failures" {
+		t.Errorf("suspended cell %q, want failures", got)
+	}
+	if got := freshCell(spread); got != "False" {
+		t.Errorf("fresh cell %q, want False", got)
+	}
+	if got := nextRun(spread, now); got != "-" {
+		t.Errorf("next run %q of a task suspended after failures, want -", got)
+	}
+
+	var b strings.Builder
+	if err := describeTask(&b, spread, nil, nil, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Schedule:     H 2 * * * = " + effective,
+		"Failures:     2 in a row (suspends after 2)",
+		"Fresh:        False (stale after 60m without a success)",
+		"none: suspended after 2 failed runs in a row; `kubectl stask resume backup` resumes it",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("get does not show %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,194 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/schedule"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+func TestScheduleTask_SpreadScheduleGivesTheCronJobAConcreteOne(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "spread", testutil.WithSchedule("H H(0-5) * * *"))
+	cj := createTask(t, st)
+	want, err := schedule.Effective("H H(0-5) * * *", ns, "spread")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(want).NotTo(ContainSubstring("H"))
+	g.Expect(cj.Spec.Schedule).To(Equal(want), "the CronJob runs the resolved schedule")
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, client.ObjectKeyFromObject(st))
+		g.Expect(task.Status.EffectiveSchedule).To(Equal(want))
+		g.Expect(task.Spec.Schedule).To(Equal("H H(0-5) * * *"), "the spec keeps what the user wrote")
+		g.Expect(task.Status.NextScheduleTime).NotTo(BeNil())
+		g.Expect(task.Status.NextScheduleTime.UTC().Hour()).To(BeNumerically("<=", 5))
+	}, timeout, poll).Should(Succeed())
+}
+
+func TestScheduleTask_SpreadScheduleMustBeWellFormed(t *testing.T) {
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "bad-spread", testutil.WithSchedule("H(30-10) * * * *"))
+	expectRefused(t, k8sClient.Create(context.Background(), st), 422, "spec.schedule", "the lower first")
+}
+
+func TestScheduleTask_SuspendsAfterRepeatedFailuresUntilResumed(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "flaky")
+	st.Spec.SuspendAfterFailures = 2
+	cj := createTask(t, st)
+	key := client.ObjectKeyFromObject(st)
+
+	base := time.Now().Add(-time.Hour).Truncate(time.Minute)
+	fail := func(i int) {
+		t.Helper()
+		job := testutil.JobFromCronJob(cj, base.Add(time.Duration(i)*time.Minute))
+		g.Expect(k8sClient.Create(ctx, job)).To(Succeed())
+		start := base.Add(time.Duration(i) * time.Minute)
+		testutil.FailJob(job, "BackoffLimitExceeded", 1, start, start.Add(5*time.Second))
+		g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
+	}
+	fail(0)
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		g.Expect(task.Status.ConsecutiveFailures).To(Equal(int32(1)))
+		g.Expect(meta.IsStatusConditionTrue(task.Status.Conditions, platformv1.ConditionReady)).To(BeTrue(), "one failure of two")
+	}, timeout, poll).Should(Succeed())
+
+	fail(1)
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		g.Expect(task.Status.ConsecutiveFailures).To(Equal(int32(2)))
+		c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionReady)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(platformv1.ReasonSuspendedAfterFailures))
+		g.Expect(c.Message).To(ContainSubstring("kubectl stask resume flaky"))
+		g.Expect(task.Status.NextScheduleTime).To(BeNil(), "no run is due while suspended")
+		g.Expect(ptr.Deref(task.Spec.Suspend, false)).To(BeFalse(), "the user's spec.suspend is left alone")
+		got := &batchv1.CronJob{}
+		g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+		g.Expect(ptr.Deref(got.Spec.Suspend, false)).To(BeTrue(), "the CronJob is suspended")
+		g.Expect(eventReasons(g, ns, "flaky")).To(ContainElement("SuspendedAfterFailures"))
+	}, timeout, poll).Should(Succeed())
+
+	g.Expect(editTask(ctx, k8sClient, key, setAnnotation[*platformv1.ScheduleTask](platformv1.ResumeAnnotation, "1"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		g.Expect(task.Status.ConsecutiveFailures).To(BeZero(), "the streak starts again")
+		g.Expect(meta.IsStatusConditionTrue(task.Status.Conditions, platformv1.ConditionReady)).To(BeTrue())
+		got := &batchv1.CronJob{}
+		g.Expect(k8sClient.Get(ctx, key, got)).To(Succeed())
+		g.Expect(ptr.Deref(got.Spec.Suspend, false)).To(BeFalse(), "the CronJob runs again")
+		g.Expect(eventReasons(g, ns, "flaky")).To(ContainElement("Resumed"))
+	}, timeout, poll).Should(Succeed())
+	var events int
+	for _, r := range eventReasons(g, ns, "flaky") {
+		if r == "SuspendedAfterFailures" {
+			events++
+		}
+	}
+	g.Expect(events).To(Equal(1), "one Warning for the suspension, not one per pass")
+}
+
+func TestScheduleTask_SuspendAfterFailuresIsBoundByTheFailedRunsKept(t *testing.T) {
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "too-many")
+	st.Spec.SuspendAfterFailures = 5
+	st.Spec.FailedRunsHistoryLimit = ptr.To[int32](3)
+	expectRefused(t, k8sClient.Create(context.Background(), st), 422,
+		"spec.suspendAfterFailures", "at most failedRunsHistoryLimit")
+}
+
+func TestScheduleTask_FreshTurnsFalseWhenNoRunSucceededInTime(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "backup")
+	st.Spec.StaleAfterSeconds = 600
+	cj := createTask(t, st)
+	key := client.ObjectKeyFromObject(st)
+
+	// A young task that has not run yet is fresh: it is counted from its creation.
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionFresh)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Message).To(ContainSubstring("No run has succeeded since the task was created"))
+	}, timeout, poll).Should(Succeed())
+
+	// A success an hour ago is older than staleAfterSeconds.
+	old := time.Now().Add(-time.Hour).Truncate(time.Minute)
+	job := testutil.JobFromCronJob(cj, old)
+	g.Expect(k8sClient.Create(ctx, job)).To(Succeed())
+	testutil.CompleteJob(job, old, old.Add(5*time.Second))
+	g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionFresh)
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(platformv1.ReasonStale))
+		g.Expect(c.Message).To(ContainSubstring(old.Add(5 * time.Second).UTC().Format(time.RFC3339)))
+		g.Expect(eventReasons(g, ns, "backup")).To(ContainElement("Stale"))
+	}, timeout, poll).Should(Succeed())
+
+	// A success now makes it fresh again.
+	recent := time.Now().Truncate(time.Minute)
+	job = testutil.JobFromCronJob(cj, recent)
+	g.Expect(k8sClient.Create(ctx, job)).To(Succeed())
+	testutil.CompleteJob(job, recent, time.Now())
+	g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		g.Expect(meta.IsStatusConditionTrue(task.Status.Conditions, platformv1.ConditionFresh)).To(BeTrue())
+		g.Expect(eventReasons(g, ns, "backup")).To(ContainElement("Fresh"))
+	}, timeout, poll).Should(Succeed())
+
+	// Without staleAfterSeconds the condition goes.
+	g.Expect(editTask(ctx, k8sClient, key, func(st *platformv1.ScheduleTask) { st.Spec.StaleAfterSeconds = 0 })).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		task := getTask(g, key)
+		g.Expect(meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionFresh)).To(BeNil())
+	}, timeout, poll).Should(Succeed())
+}
+
+func TestScheduleTask_StaleAfterSecondsHasAFloor(t *testing.T) {
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "too-eager")
+	st.Spec.StaleAfterSeconds = 5
+	err := k8sClient.Create(context.Background(), st)
+	expectRefused(t, err, 422, "spec.staleAfterSeconds")
+	if err != nil && !strings.Contains(err.Error(), "60") {
+		t.Errorf("the refusal does not give the floor: %v", err)
+	}
+}
