@@ -34,6 +34,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	appsv1 "k8s.io/api/apps/v1"
@@ -106,9 +107,10 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 	ctx := t.Context()
 	ns := newNamespace(t)
 
-	// A run that finishes, so the run counters have a series.
+	// A run that finishes, so the run counters have a series; and
+	// staleAfterSeconds, so the task has a freshness series.
 	yearly := testutil.WithSchedule("0 0 1 1 *")
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "counted", yearly))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "counted", yearly, staleAfter(3600)))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "counted-now", "counted"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		tr := &platformv1.TaskRun{}
@@ -170,6 +172,11 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 type metricFamily struct {
 	Name, Type string
 	Labels     []string
+}
+
+// staleAfter sets a task's staleAfterSeconds.
+func staleAfter(seconds int64) testutil.ScheduleTaskOption {
+	return func(st *platformv1.ScheduleTask) { st.Spec.StaleAfterSeconds = seconds }
 }
 
 // documentedMetrics reads the metric families that docs/metrics.md's table
@@ -273,7 +280,7 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t)
 	yearly := testutil.WithSchedule("0 0 1 1 *")
-	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", yearly))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", yearly, staleAfter(3600)))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
 
 	target := leader(t)
@@ -305,6 +312,62 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 			g.Expect(names).To(ContainElement(model.LabelValue(series)), "documented in docs/metrics.md, not in Prometheus")
 		}
 	}).WithTimeout(60*time.Second).WithPolling(time.Second).
+		Should(Succeed(), "prometheus log: %s", prom.LogPath)
+}
+
+// TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires loads the
+// shipped alert rules into the real Prometheus scraping the leader: every
+// rule must load and evaluate without error, and a task whose run failed
+// must raise ScheduleTaskFailing for that task, while PlatformOperatorDown
+// stays quiet with the manager up.
+func TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "alerting", testutil.WithSchedule("0 0 1 1 *"),
+		testutil.WithBackoffLimit(0), kwokPod(3, "")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "alerting-now", "alerting"))).To(Succeed())
+
+	target := leader(t)
+	prom, err := harness.StartPrometheusWith(ctx, t.TempDir(), harness.PrometheusOptions{
+		RuleFiles: []string{filepath.Join(cluster.Repo, "config", "prometheus", "alerts", "platform-operator.rules.yaml")},
+		Targets: []harness.ScrapeTarget{{
+			Job:                "platform-operator",
+			Address:            fmt.Sprintf("%s:%d", localwebhook.Host, target.MetricsPort),
+			Scheme:             "https",
+			BearerToken:        scraperToken(t, ns),
+			InsecureSkipVerify: true,
+		}},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(prom.Stop)
+
+	g.Eventually(func(g Gomega) {
+		rules, err := prom.API().Rules(ctx, nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		loaded := 0
+		for _, group := range rules.Groups {
+			for _, r := range group.Rules {
+				a, ok := r.(promv1.AlertingRule)
+				g.Expect(ok).To(BeTrue(), "only alerting rules are shipped: %#v", r)
+				g.Expect(a.Health).To(Equal(promv1.RuleHealthGood), "rule %s: %s", a.Name, a.LastError)
+				loaded++
+			}
+		}
+		g.Expect(loaded).To(Equal(4), "every rule of the file is loaded")
+
+		alerts, err := prom.API().Alerts(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		var firing []string
+		for _, a := range alerts.Alerts {
+			if a.State == promv1.AlertStateFiring && (a.Labels["namespace"] == model.LabelValue(ns) || a.Labels["namespace"] == "") {
+				firing = append(firing, string(a.Labels[model.AlertNameLabel])+"/"+string(a.Labels["name"]))
+			}
+		}
+		g.Expect(firing).To(ContainElement("ScheduleTaskFailing/alerting"))
+		g.Expect(firing).NotTo(ContainElement(HavePrefix("PlatformOperatorDown")), "the manager is up")
+	}).WithTimeout(minuteTimeout).WithPolling(time.Second).
 		Should(Succeed(), "prometheus log: %s", prom.LogPath)
 }
 

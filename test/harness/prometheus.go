@@ -99,11 +99,26 @@ type Prometheus struct {
 	exited chan struct{}
 }
 
+// PrometheusOptions say what the Prometheus StartPrometheusWith runs
+// scrapes and evaluates.
+type PrometheusOptions struct {
+	// Targets are the scrape jobs.
+	Targets []ScrapeTarget
+	// RuleFiles are rule files (alerting and recording rules), by absolute
+	// path, evaluated every PrometheusInterval.
+	RuleFiles []string
+}
+
 // StartPrometheus writes a configuration that scrapes targets into dir,
 // starts Prometheus on a free port with its data in dir and returns once
 // Prometheus reports ready. Stop it when done (t.Cleanup(p.Stop)); it also
 // dies with the process that started it.
 func StartPrometheus(ctx context.Context, dir string, targets ...ScrapeTarget) (*Prometheus, error) {
+	return StartPrometheusWith(ctx, dir, PrometheusOptions{Targets: targets})
+}
+
+// StartPrometheusWith is StartPrometheus with rule files too.
+func StartPrometheusWith(ctx context.Context, dir string, opts PrometheusOptions) (*Prometheus, error) {
 	repo, err := testenv.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -114,7 +129,7 @@ func StartPrometheus(ctx context.Context, dir string, targets ...ScrapeTarget) (
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%s is missing: run `make tools`, which builds it from hack/tools/prometheus: %w", bin, err)
 	}
-	config, err := prometheusConfig(dir, targets)
+	config, err := prometheusConfig(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +167,7 @@ func StartPrometheus(ctx context.Context, dir string, targets ...ScrapeTarget) (
 // prometheusConfig returns the configuration that scrapes targets, writing
 // each bearer token to a file in dir: Prometheus reads a token from a file
 // (credentials_file), which keeps it out of the configuration and its log.
-func prometheusConfig(dir string, targets []ScrapeTarget) ([]byte, error) {
+func prometheusConfig(dir string, opts PrometheusOptions) ([]byte, error) {
 	type staticConfig struct {
 		Targets []string `json:"targets"`
 	}
@@ -176,11 +191,13 @@ func prometheusConfig(dir string, targets []ScrapeTarget) ([]byte, error) {
 	}
 	config := struct {
 		Global        globalConfig   `json:"global"`
+		RuleFiles     []string       `json:"rule_files,omitempty"`
 		ScrapeConfigs []scrapeConfig `json:"scrape_configs"`
-	}{Global: globalConfig{ScrapeInterval: PrometheusInterval.String(), EvaluationInterval: PrometheusInterval.String()}}
+	}{Global: globalConfig{ScrapeInterval: PrometheusInterval.String(), EvaluationInterval: PrometheusInterval.String()},
+		RuleFiles: opts.RuleFiles}
 
 	jobs := map[string]bool{}
-	for _, t := range targets {
+	for _, t := range opts.Targets {
 		if t.Job == "" || jobs[t.Job] {
 			return nil, fmt.Errorf("scrape target %s: every target needs a job name of its own, not %q", t.Address, t.Job)
 		}
