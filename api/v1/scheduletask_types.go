@@ -297,7 +297,7 @@ type ScheduleTaskSpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	FailedRunsHistoryLimit *int32 `json:"failedRunsHistoryLimit,omitempty"`
 
-	// suspendAfterFailures, when set, suspends the task's schedule after
+	// suspendAfterFailures suspends the task's schedule, when set, after
 	// that many runs in a row failed: the operator suspends the CronJob
 	// (spec.suspend stays as written), sets Ready to False with reason
 	// SuspendedAfterFailures and sends a Warning event. Setting a new value
@@ -309,8 +309,8 @@ type ScheduleTaskSpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	SuspendAfterFailures int32 `json:"suspendAfterFailures,omitempty"`
 
-	// staleAfterSeconds, when set, is how long the task may go without a
-	// succeeded run: past it, the Fresh condition turns False and names
+	// staleAfterSeconds is how long the task may go without a succeeded
+	// run, when set: past it, the Fresh condition turns False and names
 	// the last success (the "backup did not run" alarm). Counted from the
 	// task's creation until a first run succeeds. At least 60.
 	// +optional

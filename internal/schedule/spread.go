@@ -19,6 +19,7 @@ package schedule
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -101,11 +102,11 @@ func spreadItem(item string, i int, h uint64) (string, error) {
 	if strings.HasPrefix(rest, "(") {
 		end := strings.Index(rest, ")")
 		if end < 0 {
-			return "", fmt.Errorf("H( has no closing parenthesis")
+			return "", errors.New("the range after H( has no closing parenthesis")
 		}
 		a, b, ok := strings.Cut(rest[1:end], "-")
 		if !ok {
-			return "", fmt.Errorf("H(...) takes a range such as H(0-29)")
+			return "", errors.New("the parentheses after H take a range such as H(0-29)")
 		}
 		from, err1 := strconv.Atoi(a)
 		to, err2 := strconv.Atoi(b)
@@ -119,11 +120,11 @@ func spreadItem(item string, i int, h uint64) (string, error) {
 	}
 	step, ok := strings.CutPrefix(rest, "/")
 	if !ok {
-		return "", fmt.Errorf("H may be followed only by a range in parentheses and a step, as in H(0-29)/10")
+		return "", errors.New("only a range in parentheses and a step may follow H, as in H(0-29)/10")
 	}
 	n, err := strconv.Atoi(step)
 	if err != nil || n < 1 {
-		return "", fmt.Errorf("the step after / must be a positive number")
+		return "", errors.New("the step after / must be a positive number")
 	}
 	start := lo + int(h%uint64(min(n, hi-lo+1)))
 	return fmt.Sprintf("%d-%d/%d", start, hi, n), nil

@@ -152,7 +152,7 @@ func TestSpread_RefusesMalformedH(t *testing.T) {
 		{"0 H(5) * * *", "range such as"},
 		{"H(0-5 * * * *", "no closing parenthesis"},
 		{"H/0 * * * *", "positive number"},
-		{"Hx * * * *", "followed only by"},
+		{"Hx * * * *", "may follow H"},
 		{"0 0 H(0-3) * *", "from 1 to 28"},
 	} {
 		_, err := Spread(tt.expr, "ns/name")

@@ -98,7 +98,7 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 func failureRules(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
 	var errs field.ErrorList
 	if n := s.SuspendAfterFailures; n != 0 {
-		keep := int32(platformv1.DefaultRunsHistoryLimit)
+		keep := platformv1.DefaultRunsHistoryLimit
 		if s.FailedRunsHistoryLimit != nil {
 			keep = *s.FailedRunsHistoryLimit
 		}

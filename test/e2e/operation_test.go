@@ -361,7 +361,8 @@ func TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires(t *testing.T)
 		g.Expect(err).NotTo(HaveOccurred())
 		var firing []string
 		for _, a := range alerts.Alerts {
-			if a.State == promv1.AlertStateFiring && (a.Labels["namespace"] == model.LabelValue(ns) || a.Labels["namespace"] == "") {
+			ours := a.Labels["namespace"] == model.LabelValue(ns) || a.Labels["namespace"] == ""
+			if a.State == promv1.AlertStateFiring && ours {
 				firing = append(firing, string(a.Labels[model.AlertNameLabel])+"/"+string(a.Labels["name"]))
 			}
 		}

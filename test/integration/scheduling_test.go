@@ -80,7 +80,8 @@ func TestScheduleTask_SuspendsAfterRepeatedFailuresUntilResumed(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		task := getTask(g, key)
 		g.Expect(task.Status.ConsecutiveFailures).To(Equal(int32(1)))
-		g.Expect(meta.IsStatusConditionTrue(task.Status.Conditions, platformv1.ConditionReady)).To(BeTrue(), "one failure of two")
+		g.Expect(meta.IsStatusConditionTrue(task.Status.Conditions, platformv1.ConditionReady)).
+			To(BeTrue(), "one failure of two")
 	}, timeout, poll).Should(Succeed())
 
 	fail(1)
@@ -100,7 +101,8 @@ func TestScheduleTask_SuspendsAfterRepeatedFailuresUntilResumed(t *testing.T) {
 		g.Expect(eventReasons(g, ns, "flaky")).To(ContainElement("SuspendedAfterFailures"))
 	}, timeout, poll).Should(Succeed())
 
-	g.Expect(editTask(ctx, k8sClient, key, setAnnotation[*platformv1.ScheduleTask](platformv1.ResumeAnnotation, "1"))).To(Succeed())
+	resume := setAnnotation[*platformv1.ScheduleTask](platformv1.ResumeAnnotation, "1")
+	g.Expect(editTask(ctx, k8sClient, key, resume)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		task := getTask(g, key)
 		g.Expect(task.Status.ConsecutiveFailures).To(BeZero(), "the streak starts again")
@@ -175,7 +177,8 @@ func TestScheduleTask_FreshTurnsFalseWhenNoRunSucceededInTime(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 
 	// Without staleAfterSeconds the condition goes.
-	g.Expect(editTask(ctx, k8sClient, key, func(st *platformv1.ScheduleTask) { st.Spec.StaleAfterSeconds = 0 })).To(Succeed())
+	unset := func(st *platformv1.ScheduleTask) { st.Spec.StaleAfterSeconds = 0 }
+	g.Expect(editTask(ctx, k8sClient, key, unset)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		task := getTask(g, key)
 		g.Expect(meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionFresh)).To(BeNil())
