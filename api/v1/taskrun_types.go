@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -96,6 +97,8 @@ type JobRef struct {
 // which the operator sets once on a manual run when it starts the run's Job.
 // +kubebuilder:validation:XValidation:rule="has(self.scheduledTime) == has(oldSelf.scheduledTime)",message="scheduledTime is immutable"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.jobRef) || has(self.jobRef)",message="jobRef cannot be removed once set"
+// +kubebuilder:validation:XValidation:rule="has(self.args) == has(oldSelf.args)",message="args is immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.env) == has(oldSelf.env)",message="env is immutable"
 type TaskRunSpec struct {
 	// scheduleTaskName is the name of the ScheduleTask, in the same
 	// namespace. At most 253 characters.
@@ -125,6 +128,75 @@ type TaskRunSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="jobRef is immutable once set"
 	JobRef *JobRef `json:"jobRef,omitempty,omitzero"` //nolint:kubeapilinter // nil means no Job yet, see above
+
+	// args replace the task's args for this run only; a manual run's
+	// parameter, recorded here so the history says what ran. Setting args or
+	// env needs the right to create Jobs in the namespace, since they change
+	// what runs under the task's ServiceAccount; the run verb alone starts
+	// the task as written. The task's bounds apply: at most 256 entries of
+	// at most 16384 characters, and with the task's command and env at most
+	// 32768 characters in all.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=16384
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="args is immutable"
+	Args []string `json:"args,omitempty"`
+
+	// env adds variables to the task's environment for this run only, or
+	// replaces the task's of the same name; a manual run's parameter, like
+	// args. At most 128 variables; a name has at most 256 characters and a
+	// value at most 16384.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:items:XValidation:rule="size(self.name) <= 256",message="must be at most 256 characters",fieldPath=".name"
+	// +kubebuilder:validation:items:XValidation:rule="!has(self.value) || size(self.value) <= 16384",message="must be at most 16384 characters",fieldPath=".value"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="env is immutable"
+	Env []corev1.EnvVar `json:"env,omitempty"`
+}
+
+// HasParameters reports whether the run overrides the task's args or env.
+func (s *TaskRunSpec) HasParameters() bool {
+	return len(s.Args) > 0 || len(s.Env) > 0
+}
+
+// RunArgs are the args the run's container gets: the run's own, else the
+// task's.
+func (s *TaskRunSpec) RunArgs(taskArgs []string) []string {
+	if len(s.Args) > 0 {
+		return s.Args
+	}
+	return taskArgs
+}
+
+// RunEnv is the environment the run's container gets: the task's, each
+// variable the run sets replacing the task's of the same name in place,
+// and the run's other variables after them in the run's order.
+func (s *TaskRunSpec) RunEnv(taskEnv []corev1.EnvVar) []corev1.EnvVar {
+	if len(s.Env) == 0 {
+		return taskEnv
+	}
+	out := make([]corev1.EnvVar, 0, len(taskEnv)+len(s.Env))
+	set := make(map[string]int, len(s.Env))
+	for i, e := range s.Env {
+		set[e.Name] = i
+	}
+	used := make(map[string]bool, len(s.Env))
+	for _, e := range taskEnv {
+		if i, ok := set[e.Name]; ok {
+			e = s.Env[i]
+			used[e.Name] = true
+		}
+		out = append(out, e)
+	}
+	for _, e := range s.Env {
+		if !used[e.Name] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // TaskRunStatus follows the run's Job and pods.

@@ -75,7 +75,20 @@ func containerBounds(spec *field.Path, c container) field.ErrorList {
 	errs = append(errs, tooLong(spec.Child("image"), c.image, maxImageLength)...)
 	errs = append(errs, tooLong(spec.Child("serviceAccountName"), c.serviceAccountName, maxServiceAccountLength)...)
 
-	total := 0
+	errs = append(errs, argumentBounds(spec, c)...)
+	if total := argumentLength(c); total > platformv1.MaxCommandArgsEnvLength {
+		errs = append(errs, field.Invalid(spec, fmt.Sprintf("%d characters", total), fmt.Sprintf(
+			"command, args and env (names, values and what valueFrom refers to) must hold at most %d characters together", platformv1.MaxCommandArgsEnvLength)))
+	}
+	errs = append(errs, resourceBounds(spec.Child("resources"), c.resources)...)
+	errs = append(errs, securityContextBounds(spec.Child("securityContext"), c.securityContext)...)
+	return errs
+}
+
+// argumentBounds checks the count and length of each entry of command,
+// args and env.
+func argumentBounds(spec *field.Path, c container) field.ErrorList {
+	var errs field.ErrorList
 	for _, l := range []struct {
 		name     string
 		items    []string
@@ -87,7 +100,6 @@ func containerBounds(spec *field.Path, c container) field.ErrorList {
 		path := spec.Child(l.name)
 		errs = append(errs, tooMany(path, len(l.items), l.maxItems)...)
 		for i, item := range l.items {
-			total += utf8.RuneCountInString(item)
 			errs = append(errs, tooLong(path.Index(i), item, platformv1.MaxArgumentLength)...)
 		}
 	}
@@ -95,17 +107,49 @@ func containerBounds(spec *field.Path, c container) field.ErrorList {
 	for i := range c.env {
 		e := &c.env[i]
 		path := spec.Child("env").Index(i)
-		total += utf8.RuneCountInString(e.Name) + utf8.RuneCountInString(e.Value) + envSourceLength(e.ValueFrom)
 		errs = append(errs, tooLong(path.Child("name"), e.Name, platformv1.MaxEnvNameLength)...)
 		errs = append(errs, tooLong(path.Child("value"), e.Value, platformv1.MaxEnvValueLength)...)
 		errs = append(errs, envSourceBounds(path.Child("valueFrom"), e.ValueFrom)...)
 	}
-	if total > platformv1.MaxCommandArgsEnvLength {
-		errs = append(errs, field.Invalid(spec, fmt.Sprintf("%d characters", total), fmt.Sprintf(
-			"command, args and env (names, values and what valueFrom refers to) must hold at most %d characters together", platformv1.MaxCommandArgsEnvLength)))
+	return errs
+}
+
+// argumentLength is how many characters command, args and env hold
+// together (env with the names, keys and paths its valueFrom refers to).
+func argumentLength(c container) int {
+	total := 0
+	for _, item := range slices.Concat(c.command, c.args) {
+		total += utf8.RuneCountInString(item)
 	}
-	errs = append(errs, resourceBounds(spec.Child("resources"), c.resources)...)
-	errs = append(errs, securityContextBounds(spec.Child("securityContext"), c.securityContext)...)
+	for i := range c.env {
+		e := &c.env[i]
+		total += utf8.RuneCountInString(e.Name) + utf8.RuneCountInString(e.Value) + envSourceLength(e.ValueFrom)
+	}
+	return total
+}
+
+// RunParameters returns every problem with a manual run's args and env
+// (spec.args, spec.env of a TaskRun), judged by the rules of the task's own
+// fields: each entry within its bound, and the container the run gets (the
+// task's command, the run's args or the task's, the task's env with the
+// run's over it) within the bound of all of them together.
+func RunParameters(run *platformv1.TaskRunSpec, task *platformv1.ScheduleTaskSpec) field.ErrorList {
+	spec := field.NewPath("spec")
+	errs := argumentBounds(spec, container{args: run.Args, env: run.Env})
+	for i, e := range run.Env {
+		if e.Name == "" {
+			errs = append(errs, field.Required(spec.Child("env").Index(i).Child("name"), "the variable's name"))
+		}
+	}
+	if len(errs) > 0 || task == nil {
+		return errs
+	}
+	got := container{command: task.Command, args: run.RunArgs(task.Args), env: run.RunEnv(task.Env)}
+	if total := argumentLength(got); total > platformv1.MaxCommandArgsEnvLength {
+		errs = append(errs, field.Invalid(spec, fmt.Sprintf("%d characters", total), fmt.Sprintf(
+			"the run's container (the task's command, these args or the task's, the task's env with this env over it) "+
+				"must hold at most %d characters together, as a task's", platformv1.MaxCommandArgsEnvLength)))
+	}
 	return errs
 }
 

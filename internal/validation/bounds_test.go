@@ -260,3 +260,42 @@ func specRules(tb testing.TB) string {
 	}
 	return out.String()
 }
+
+func TestRunParameters_AreJudgedByTheTasksRules(t *testing.T) {
+	task := &platformv1.ScheduleTaskSpec{Command: []string{strings.Repeat("c", 10000)},
+		Env: []corev1.EnvVar{{Name: "BIG", Value: strings.Repeat("v", 10000)}}}
+	tests := []struct {
+		name string
+		run  platformv1.TaskRunSpec
+		want []string // fields named, in order
+	}{
+		{"small parameters", platformv1.TaskRunSpec{Args: []string{"--dry-run"}, Env: []corev1.EnvVar{{Name: "A", Value: "1"}}}, nil},
+		{"an arg over its bound", platformv1.TaskRunSpec{Args: []string{strings.Repeat("a", platformv1.MaxArgumentLength+1)}},
+			[]string{"spec.args[0]"}},
+		{"too many variables", platformv1.TaskRunSpec{Env: make([]corev1.EnvVar, platformv1.MaxEnvItems+1)},
+			[]string{"spec.env"}},
+		{"a variable without a name", platformv1.TaskRunSpec{Env: []corev1.EnvVar{{Value: "x"}}}, []string{"spec.env[0].name"}},
+		// Each within its bound, but with the task's command and env the
+		// container holds more than a task may.
+		{"the run's container over the total", platformv1.TaskRunSpec{Args: []string{strings.Repeat("a", 13000)}}, []string{"spec"}},
+		// The run's BIG replaces the task's, so the total is the run's.
+		{"a replaced variable counts once", platformv1.TaskRunSpec{Args: []string{strings.Repeat("a", 12000)},
+			Env: []corev1.EnvVar{{Name: "BIG", Value: "small"}}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "too many variables" {
+				for i := range tt.run.Env {
+					tt.run.Env[i].Name = fmt.Sprintf("V%d", i)
+				}
+			}
+			var got []string
+			for _, e := range RunParameters(&tt.run, task) {
+				got = append(got, e.Field)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("fields %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -24,6 +24,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -194,4 +195,67 @@ func TestScheduleTask_StaleAfterSecondsHasAFloor(t *testing.T) {
 	if err != nil && !strings.Contains(err.Error(), "60") {
 		t.Errorf("the refusal does not give the floor: %v", err)
 	}
+}
+
+// A manual run's own args and env reach its Job's container, over the
+// task's, and are recorded on the run; setting them needs the right to
+// create Jobs, the run verb alone is not enough.
+func TestTaskRun_ParametersReachTheJobAndNeedTheRightToCreateJobs(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "export")
+	st.Spec.Args = []string{"--all"}
+	st.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "full"}, {Name: "REGION", Value: "eu"}}
+	createTask(t, st)
+	runner := userClient(t, ns, "runner", withRules(runRule("export")))
+	jobber := userClient(t, ns, "jobber", withRules(jobsRule))
+
+	withParameters := func(name string) *platformv1.TaskRun {
+		tr := testutil.NewManualTaskRun(ns, name, "export")
+		tr.Spec.Args = []string{"--table", "orders"}
+		tr.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "dry-run"},
+			{Name: "POD", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+		return tr
+	}
+	expectRefused(t, runner.Create(ctx, withParameters("by-runner")), 403, "spec.args",
+		`user "runner" may not create jobs.batch`, "the run verb starts the task only as written")
+	g.Expect(runner.Create(ctx, testutil.NewManualTaskRun(ns, "plain", "export"))).To(Succeed(),
+		"the run verb still starts the task as written")
+
+	tr := withParameters("by-jobber")
+	g.Expect(jobber.Create(ctx, tr)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(tr), got)).To(Succeed())
+		g.Expect(got.Spec.JobRef).NotTo(BeNil())
+		g.Expect(got.Spec.Args).To(Equal([]string{"--table", "orders"}), "the record says what ran")
+		job := &batchv1.Job{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: got.Spec.JobRef.Name}, job)).To(Succeed())
+		c := job.Spec.Template.Spec.Containers[0]
+		g.Expect(c.Args).To(Equal([]string{"--table", "orders"}))
+		var env []string
+		for _, e := range c.Env {
+			if e.ValueFrom != nil {
+				env = append(env, e.Name+"<-"+e.ValueFrom.FieldRef.FieldPath)
+			} else {
+				env = append(env, e.Name+"="+e.Value)
+			}
+		}
+		g.Expect(env).To(Equal([]string{"MODE=dry-run", "REGION=eu", "POD<-metadata.name"}),
+			"the run's MODE replaces the task's in place; POD comes after")
+	}, timeout, poll).Should(Succeed())
+	// The Job is signed for what it runs: the operator does not report it as
+	// unverified (and would not record it, were its jobRef lost).
+	g.Consistently(func(g Gomega) {
+		g.Expect(eventReasons(g, ns, "export")).NotTo(ContainElement("UnverifiedJob"))
+	}, 2*time.Second, poll).Should(Succeed())
+
+	// The run's parameters are bounded like the task's fields, and fixed.
+	big := testutil.NewManualTaskRun(ns, "too-big", "export")
+	big.Spec.Args = []string{strings.Repeat("x", 16000), strings.Repeat("y", 16000), strings.Repeat("z", 1000)}
+	expectRefused(t, jobber.Create(ctx, big), 422, "must hold at most 32768 characters together")
+	g.Expect(editRun(ctx, k8sClient, client.ObjectKeyFromObject(tr), func(r *platformv1.TaskRun) {
+		r.Spec.Args = []string{"--other"}
+	})).To(MatchError(ContainSubstring("args is immutable")))
 }

@@ -20,9 +20,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,17 +42,25 @@ const (
 func newRunCommand(o *options) *cobra.Command {
 	var wait bool
 	var timeout time.Duration
+	var env []string
 	printFlags := core.NewActionPrintFlags("created", o.Scheme)
 	var printer printers.ResourcePrinter
-	cmd := o.onTask(&cobra.Command{
-		Use:   "run NAME",
+	var cmd *cobra.Command
+	cmd = o.onTask(&cobra.Command{
+		Use:   "run NAME [-- ARG...]",
 		Short: "Start a manual run of a task now",
 		Long: `Start a manual run of a ScheduleTask now: a TaskRun with trigger Manual, which
 the operator starts as a Job from the task's template, honouring its
 concurrency policy. Prints the run's name. With --wait, follows the run and
-exits 0 when it succeeded, 1 when it failed, 2 when --timeout passed first.`,
+exits 0 when it succeeded, 1 when it failed, 2 when --timeout passed first.
+
+Arguments after -- replace the task's args, and --env K=V adds or replaces a
+variable, for this run only; the TaskRun records them. Such parameters need
+the right to create Jobs in the namespace (they change what runs under the
+task's ServiceAccount); the run verb alone starts the task as written.`,
 		Example: `  kubectl stask run data-check
-  kubectl stask run data-check --wait --timeout 10m`,
+  kubectl stask run data-check --wait --timeout 10m
+  kubectl stask run data-check --env DRY_RUN=1 -- --table orders --since 2026-11-01`,
 	}, func() (err error) {
 		printer, err = printFlags.ToPrinter()
 		return err
@@ -59,6 +69,14 @@ exits 0 when it succeeded, 1 when it failed, 2 when --timeout passed first.`,
 			ObjectMeta: metav1.ObjectMeta{Namespace: st.Namespace, GenerateName: st.Name + "-manual-"},
 			Spec:       platformv1.TaskRunSpec{ScheduleTaskName: st.Name, Trigger: platformv1.TriggerManual},
 		}
+		if at := cmd.ArgsLenAtDash(); at >= 0 {
+			tr.Spec.Args = cmd.Flags().Args()[at:]
+		}
+		vars, err := parseEnv(env)
+		if err != nil {
+			return err
+		}
+		tr.Spec.Env = vars
 		if err := c.Create(ctx, tr); err != nil {
 			return explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
 		}
@@ -70,6 +88,14 @@ exits 0 when it succeeded, 1 when it failed, 2 when --timeout passed first.`,
 		}
 		return o.follow(ctx, c, client.ObjectKeyFromObject(tr), timeout)
 	})
+	// NAME, then only what follows --.
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if at := cmd.ArgsLenAtDash(); at == 1 || at < 0 && len(args) == 1 {
+			return nil
+		}
+		return fmt.Errorf("run takes one task NAME; the run's args follow --, as in: run NAME -- ARG...")
+	}
+	cmd.Flags().StringArrayVar(&env, "env", nil, "K=V: set a variable for this run only (repeatable)")
 	cmd.Flags().BoolVarP(&wait, "wait", "w", false, "follow the run until it ends")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Minute, "with --wait, how long to wait")
 	printFlags.AddFlags(cmd)
@@ -116,4 +142,23 @@ func followRun(progress *core.Progress) func(*platformv1.TaskRun) (bool, error) 
 		}
 		return tr.IsFinished(), nil
 	}
+}
+
+// parseEnv reads --env's K=V values, in order; a later K replaces an earlier.
+func parseEnv(values []string) ([]corev1.EnvVar, error) {
+	var out []corev1.EnvVar
+	seen := map[string]int{}
+	for _, v := range values {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--env %q: want NAME=VALUE", v)
+		}
+		if i, dup := seen[k]; dup {
+			out[i].Value = val
+			continue
+		}
+		seen[k] = len(out)
+		out = append(out, corev1.EnvVar{Name: k, Value: val})
+	}
+	return out, nil
 }

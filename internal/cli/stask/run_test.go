@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -219,5 +220,30 @@ func TestResume_AfterFailuresStartsTheStreakAgainWithoutTouchingOtherFields(t *t
 	}
 	if v, ok := get("heartbeat").Annotations[platformv1.ResumeAnnotation]; ok {
 		t.Errorf("heartbeat had no failures, yet got %s=%q", platformv1.ResumeAnnotation, v)
+	}
+}
+
+func TestRun_ParametersGoOnTheTaskRun(t *testing.T) {
+	c := newClient(t, createRunAs(platformv1.TaskRunStatus{}), cluster()...)
+	out, _, err := execute(t, c, "", "run", "data-check", "--env", "DRY_RUN=1", "--env", "A=x", "--env", "DRY_RUN=2",
+		"--", "--table", "orders")
+	if err != nil || out != "taskrun.platform.example.com/data-check-manual-1 created\n" {
+		t.Fatalf("run = %q, %v", out, err)
+	}
+	tr := &platformv1.TaskRun{}
+	if err := c.Get(t.Context(), client.ObjectKey{Namespace: "team", Name: "data-check-manual-1"}, tr); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"--table", "orders"}, tr.Spec.Args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	want := []corev1.EnvVar{{Name: "DRY_RUN", Value: "2"}, {Name: "A", Value: "x"}}
+	if diff := cmp.Diff(want, tr.Spec.Env); diff != "" {
+		t.Errorf("env, a later value of a name replacing the earlier (-want +got):\n%s", diff)
+	}
+	for _, bad := range [][]string{{"run", "data-check", "extra"}, {"run", "data-check", "--env", "NOVALUE"}} {
+		if _, _, err := execute(t, c, "", bad...); err == nil {
+			t.Errorf("%v was accepted", bad)
+		}
 	}
 }

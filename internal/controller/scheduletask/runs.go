@@ -431,6 +431,9 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		return fmt.Errorf("CronJob %s was replaced while starting run %s; retrying", cj.Name, tr.Name)
 	}
 	job := jobFromTemplate(full, jobName)
+	if live.Spec.HasParameters() {
+		r.applyParameters(task, job, &live.Spec)
+	}
 	job.Annotations[platformv1.TaskRunUIDAnnotation] = string(tr.UID)
 	tracing.Annotate(ctx, job.Annotations)
 	err = r.Create(ctx, job)
@@ -451,6 +454,23 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 	}
 	rs.jobs = append(rs.jobs, job)
 	return r.setJobRef(ctx, tr, job)
+}
+
+// applyParameters gives the task's container in a manual run's Job the
+// run's own args and env (admission let only a user who may create the
+// Job directly set them), and signs the pod template that results, as the
+// API server will store it: the Job is then provably the run of the task
+// it claims to be (see recordJob).
+func (r *Reconciler) applyParameters(task *platformv1.ScheduleTask, job *batchv1.Job, run *platformv1.TaskRunSpec) {
+	for i := range job.Spec.Template.Spec.Containers {
+		c := &job.Spec.Template.Spec.Containers[i]
+		if c.Name == platformv1.TaskContainerName {
+			c.Args = run.RunArgs(c.Args)
+			c.Env = run.RunEnv(c.Env)
+		}
+	}
+	job.Annotations[provenance.SignatureAnnotation] = r.Signer.Sign(task.UID,
+		provenance.TemplateHash(provenance.Defaulted(&job.Spec.Template)))
 }
 
 // adoptRun gives a user's manual TaskRun the task's label, owner reference and

@@ -117,3 +117,20 @@ func mayNotRun(ctx context.Context, c client.Client, u authenticationv1.UserInfo
 		"user %q may neither create jobs.batch in namespace %q nor run scheduletasks.%s %q, and a manual run starts the task's pod as a Job would",
 		u.Username, namespace, platformv1.GroupVersion.Group, task)), nil
 }
+
+// mayNotSetParameters returns a Forbidden error at path unless the user may
+// create Jobs in the namespace: a run's own args or env change what runs
+// under the task's ServiceAccount, which only someone who could create that
+// Job directly may do; the run verb on the task starts it as written only.
+func mayNotSetParameters(ctx context.Context, c client.Client, u authenticationv1.UserInfo, path *field.Path, namespace string) (*field.Error, error) {
+	ok, err := allowed(ctx, c, u, authorizationv1.ResourceAttributes{
+		Namespace: namespace, Verb: "create", Group: "batch", Resource: "jobs",
+	})
+	if err != nil || ok {
+		return nil, err
+	}
+	return field.Forbidden(path, fmt.Sprintf(
+		"user %q may not create jobs.batch in namespace %q: a run's own args and env change what runs under the task's "+
+			"ServiceAccount, so they need the right to create the Job directly; the run verb starts the task only as written",
+		u.Username, namespace)), nil
+}

@@ -30,7 +30,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/validation"
 )
+
+// parametersPath is the field a refusal of a run's parameters names: args
+// when the run sets them, else env.
+func parametersPath(s *platformv1.TaskRunSpec) *field.Path {
+	if len(s.Args) > 0 {
+		return field.NewPath("spec", "args")
+	}
+	return field.NewPath("spec", "env")
+}
 
 // The validating webhook's matchConditions keep the API server from calling
 // it for an update of a run being deleted, and for one that changes neither
@@ -132,13 +142,25 @@ func (w *TaskRunWebhook) ValidateCreate(ctx context.Context, tr *platformv1.Task
 		default:
 			task = &st
 		}
-		forbidden, err := mayNotRun(ctx, w.Client, u, spec.Child("scheduleTaskName"), tr.Namespace, tr.Spec.ScheduleTaskName)
+		var forbidden *field.Error
+		if tr.Spec.HasParameters() {
+			forbidden, err = mayNotSetParameters(ctx, w.Client, u, parametersPath(&tr.Spec), tr.Namespace)
+		} else {
+			forbidden, err = mayNotRun(ctx, w.Client, u, spec.Child("scheduleTaskName"), tr.Namespace, tr.Spec.ScheduleTaskName)
+		}
 		if err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 		if forbidden != nil {
 			errs = append(errs, forbidden)
 		}
+	}
+	if tr.Spec.HasParameters() {
+		var taskSpec *platformv1.ScheduleTaskSpec
+		if task != nil {
+			taskSpec = &task.Spec
+		}
+		errs = append(errs, validation.RunParameters(&tr.Spec, taskSpec)...)
 	}
 	errs = append(errs, userCreateMetadata(tr, task, u.Username)...)
 	return nil, invalid(platformv1.GroupVersion.WithKind("TaskRun").GroupKind(), tr.Name, errs)
