@@ -204,9 +204,19 @@ func TestScheduleTask_ManualRunsJobIsProvablyTheTasks(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 	g.Expect(job.Annotations).To(HaveKey(provenance.SignatureAnnotation))
 
+	expectTwinRecorded(t, &job, "manual")
+}
+
+// expectTwinRecorded creates a Job with job's pod template and signature
+// (and neither its name nor its run's annotation) and expects the operator
+// to record it as a run of task: proof that job's signature verifies
+// through the path that records a Job, whatever linked job to its run.
+func expectTwinRecorded(t *testing.T, job *batchv1.Job, task string) {
+	t.Helper()
+	g := NewWithT(t)
 	twin := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manual-twin",
-			Labels: map[string]string{platformv1.ScheduleTaskLabel: "manual",
+		ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: task + "-twin",
+			Labels: map[string]string{platformv1.ScheduleTaskLabel: task,
 				platformv1.ManagedByLabel: platformv1.ManagedByValue},
 			Annotations:     map[string]string{provenance.SignatureAnnotation: job.Annotations[provenance.SignatureAnnotation]},
 			OwnerReferences: job.OwnerReferences},
@@ -215,17 +225,17 @@ func TestScheduleTask_ManualRunsJobIsProvablyTheTasks(t *testing.T) {
 	for _, l := range []string{batchv1.JobNameLabel, batchv1.ControllerUidLabel, "job-name", "controller-uid"} {
 		delete(twin.Spec.Template.Labels, l)
 	}
-	g.Expect(k8sClient.Create(ctx, twin)).To(Succeed())
+	g.Expect(k8sClient.Create(context.Background(), twin)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		recorded := map[string]bool{}
-		for _, tr := range taskRuns(g, ns) {
+		for _, tr := range taskRuns(g, job.Namespace) {
 			if tr.Spec.JobRef != nil {
 				recorded[tr.Spec.JobRef.Name] = true
 			}
 		}
 		g.Expect(recorded).To(HaveKey(twin.Name))
 	}, timeout, poll).Should(Succeed())
-	g.Expect(eventsAbout(g, ns, "manual", "UnverifiedJob")).To(BeEmpty())
+	g.Expect(eventsAbout(g, job.Namespace, task, "UnverifiedJob")).To(BeEmpty())
 }
 
 func TestTaskRun_FollowsOnlyPodsItsJobControls(t *testing.T) {

@@ -80,8 +80,10 @@ func (r *Reconciler) checkOrphan(ctx context.Context, tr *platformv1.TaskRun, ob
 			"Not started: ScheduleTask %s is being deleted", task.Name)}
 	default:
 		c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionReady)
-		if c == nil || c.Status != metav1.ConditionFalse || c.ObservedGeneration != task.Generation {
-			// Ready, or not yet looked at: the ScheduleTask controller will
+		if c == nil || c.Status != metav1.ConditionFalse || c.ObservedGeneration != task.Generation ||
+			c.Reason == platformv1.ReasonSuspendedAfterFailures {
+			// Ready, not yet looked at, or only its schedule suspended (a
+			// manual run still starts): the ScheduleTask controller will
 			// start the run. Look again in case it turns out unable to.
 			obs.orphanRecheck = grace
 			return nil
