@@ -23,9 +23,11 @@ package validation
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/distribution/reference"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/schedule"
@@ -156,4 +158,33 @@ func quoteIfString(v any) any {
 		return fmt.Sprintf("%q", s)
 	}
 	return v
+}
+
+// BackfillTime checks a backfill run's scheduledTime against its task: a
+// fire time of the task's schedule (its H resolved, in its zone) and not
+// after now. A run for a time the schedule never asked for would be a
+// manual run under another name.
+func BackfillTime(run *platformv1.TaskRunSpec, task *platformv1.ScheduleTask, now time.Time) field.ErrorList {
+	path := field.NewPath("spec", "scheduledTime")
+	if run.ScheduledTime == nil {
+		return field.ErrorList{field.Required(path, "a Backfill run needs the fire time it stands for")}
+	}
+	t := run.ScheduledTime.Time
+	value := t.UTC().Format(time.RFC3339)
+	if t.After(now) {
+		return field.ErrorList{field.Invalid(path, value, "must not be in the future: a backfill run stands for a past fire time")}
+	}
+	effective, err := schedule.Effective(task.Spec.Schedule, task.Namespace, task.Name)
+	var s *schedule.Schedule
+	if err == nil {
+		s, err = schedule.Parse(effective, ptr.Deref(task.Spec.TimeZone, ""))
+	}
+	if err != nil {
+		return field.ErrorList{field.Invalid(path, value, "the task's schedule cannot be read: "+err.Error())}
+	}
+	if !s.Next(t.Add(-time.Second)).Equal(t) {
+		return field.ErrorList{field.Invalid(path, value, fmt.Sprintf(
+			"is not a fire time of the task's schedule %q; `kubectl stask backfill` lists them", effective))}
+	}
+	return nil
 }

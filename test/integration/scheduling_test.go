@@ -18,6 +18,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +257,89 @@ func TestTaskRun_ParametersReachTheJobAndNeedTheRightToCreateJobs(t *testing.T) 
 	g.Expect(editRun(ctx, k8sClient, client.ObjectKeyFromObject(tr), func(r *platformv1.TaskRun) {
 		r.Spec.Args = []string{"--other"}
 	})).To(MatchError(ContainSubstring("args is immutable")))
+}
+
+// backfillRun is a Backfill run of task for fire time at.
+func backfillRun(ns, name, task string, at time.Time) *platformv1.TaskRun {
+	tr := testutil.NewManualTaskRun(ns, name, task)
+	tr.Spec.Trigger = platformv1.TriggerBackfill
+	tr.Spec.ScheduledTime = &metav1.Time{Time: at}
+	return tr
+}
+
+// Backfill runs stand for past fire times of their task, get the time in
+// PLATFORM_SCHEDULED_TIME, and on a Forbid task wait their turn, oldest
+// first, instead of being refused.
+func TestTaskRun_BackfillRunsWaitTheirTurnOldestFirst(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "hourly", testutil.WithSchedule("0 * * * *"),
+		testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent))
+	createTask(t, st)
+	hour := time.Now().UTC().Truncate(time.Hour)
+	// A user's requests: admission judges them (the operator's own pass).
+	user := userClient(t, ns, "backfiller", withRules(jobsRule))
+
+	expectRefused(t, user.Create(ctx, backfillRun(ns, "off-schedule", "hourly", hour.Add(-90*time.Minute))), 422,
+		"spec.scheduledTime", "is not a fire time of the task's schedule")
+	expectRefused(t, user.Create(ctx, backfillRun(ns, "future", "hourly", hour.Add(time.Hour))), 422,
+		"spec.scheduledTime", "must not be in the future")
+	noTime := testutil.NewManualTaskRun(ns, "no-time", "hourly")
+	noTime.Spec.Trigger = platformv1.TriggerBackfill
+	expectRefused(t, user.Create(ctx, noTime), 422, "spec.scheduledTime", "needs scheduledTime")
+
+	// A manual run holds the task while the backfill runs are created,
+	// newest first: they all wait, and the order of creation must not matter.
+	blocker := testutil.NewManualTaskRun(ns, "blocker", "hourly")
+	g.Expect(user.Create(ctx, blocker)).To(Succeed())
+	var blockerJob batchv1.Job
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(blocker), got)).To(Succeed())
+		g.Expect(got.Spec.JobRef).NotTo(BeNil())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: got.Spec.JobRef.Name}, &blockerJob)).To(Succeed())
+	}, timeout, poll).Should(Succeed())
+	for i, h := range []int{1, 3, 2} {
+		g.Expect(user.Create(ctx, backfillRun(ns, fmt.Sprintf("bf-%d", i), "hourly",
+			hour.Add(-time.Duration(h)*time.Hour)))).To(Succeed())
+	}
+	started := func(g Gomega) []platformv1.TaskRun {
+		var out []platformv1.TaskRun
+		for _, tr := range taskRuns(g, ns) {
+			if tr.Spec.JobRef != nil && tr.Spec.Trigger == platformv1.TriggerBackfill {
+				out = append(out, tr)
+			}
+		}
+		return out
+	}
+	g.Consistently(func(g Gomega) { g.Expect(started(g)).To(BeEmpty()) }, time.Second, poll).
+		Should(Succeed(), "no backfill run starts while the manual run is active")
+	testutil.CompleteJob(&blockerJob, time.Now().Add(-time.Second), time.Now())
+	g.Expect(k8sClient.Status().Update(ctx, &blockerJob)).To(Succeed())
+	for step, h := range []int{3, 2, 1} {
+		want := hour.Add(-time.Duration(h) * time.Hour)
+		var job batchv1.Job
+		g.Eventually(func(g Gomega) {
+			runs := started(g)
+			g.Expect(runs).To(HaveLen(step+1), "one more started after the previous ended, no more")
+			var newest platformv1.TaskRun
+			for _, tr := range runs {
+				if tr.Spec.ScheduledTime.After(newest.DueTime()) || newest.Name == "" {
+					newest = tr
+				}
+			}
+			g.Expect(newest.Spec.ScheduledTime.Time).To(BeTemporally("==", want), "oldest fire time first")
+			g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: newest.Spec.JobRef.Name}, &job)).To(Succeed())
+		}, timeout, poll).Should(Succeed())
+		g.Expect(job.Spec.Template.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{
+			Name: platformv1.ScheduledTimeEnv, Value: want.Format(time.RFC3339)}))
+		g.Consistently(func(g Gomega) { g.Expect(started(g)).To(HaveLen(step + 1)) }, time.Second, poll).
+			Should(Succeed(), "the next waits while this one runs")
+		testutil.CompleteJob(&job, time.Now().Add(-time.Second), time.Now())
+		g.Expect(k8sClient.Status().Update(ctx, &job)).To(Succeed())
+	}
+	for _, tr := range taskRuns(g, ns) {
+		g.Expect(tr.Status.Reason).NotTo(Equal(platformv1.ReasonConcurrencyForbidden), "%s was refused", tr.Name)
+	}
 }

@@ -91,7 +91,16 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 	if err := r.requestRunNow(ctx, task, rs); err != nil {
 		return err
 	}
-	for _, tr := range append([]*platformv1.TaskRun(nil), rs.runs...) {
+	// Oldest first: backfill runs that wait for one another (a Forbid
+	// task's) then start in the order of the fire times they stand for.
+	pending := slices.Clone(rs.runs)
+	slices.SortStableFunc(pending, func(a, b *platformv1.TaskRun) int {
+		if c := a.DueTime().Compare(b.DueTime()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	for _, tr := range pending {
 		if tr.Spec.JobRef != nil || tr.IsFinished() || stopping(tr) || !tr.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -403,7 +412,15 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 	jobName := manualJobName(tr)
 	// Another run is active unless the only active Job is this run's own
 	// (started by an earlier pass that failed before recording it).
-	if len(active) > 1 || len(active) == 1 && active[0].Name != jobName {
+	othersActive := len(active) > 1 || len(active) == 1 && active[0].Name != jobName
+	if othersActive && tr.Spec.Trigger == platformv1.TriggerBackfill && concurrencyPolicy(&task.Spec) != platformv1.AllowConcurrent {
+		// A backfill run waits its turn rather than being refused, or
+		// replacing the run in progress: the end of that run's Job wakes the
+		// task, and the oldest waiting run starts then.
+		log.V(1).Info("Backfill run waits for the active run", "activeJob", active[0].Name)
+		return nil
+	}
+	if othersActive {
 		switch concurrencyPolicy(&task.Spec) {
 		case platformv1.ForbidConcurrent:
 			log.Info("Refusing manual run: another run is active", "activeJob", active[0].Name)
@@ -431,9 +448,7 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		return fmt.Errorf("CronJob %s was replaced while starting run %s; retrying", cj.Name, tr.Name)
 	}
 	job := jobFromTemplate(full, jobName)
-	if live.Spec.HasParameters() {
-		r.applyParameters(task, job, &live.Spec)
-	}
+	r.applyRun(task, job, live)
 	job.Annotations[platformv1.TaskRunUIDAnnotation] = string(tr.UID)
 	tracing.Annotate(ctx, job.Annotations)
 	err = r.Create(ctx, job)
@@ -456,12 +471,18 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 	return r.setJobRef(ctx, tr, job)
 }
 
-// applyParameters gives the task's container in a manual run's Job the
-// run's own args and env (admission let only a user who may create the
-// Job directly set them), and signs the pod template that results, as the
-// API server will store it: the Job is then provably the run of the task
-// it claims to be (see recordJob).
-func (r *Reconciler) applyParameters(task *platformv1.ScheduleTask, job *batchv1.Job, run *platformv1.TaskRunSpec) {
+// applyRun makes the task's container in the Job of a run the operator
+// starts (manual and backfill runs) the run's: the run's own args and env
+// (admission let only a user who may create the Job directly set them), and
+// PLATFORM_SCHEDULED_TIME, the time the run stands for. It signs the pod
+// template that results, as the API server will store it: the Job is then
+// provably the run of the task it claims to be (see recordJob).
+func (r *Reconciler) applyRun(task *platformv1.ScheduleTask, job *batchv1.Job, tr *platformv1.TaskRun) {
+	// The operator's value of the time wins over one the run sets.
+	env := slices.DeleteFunc(slices.Clone(tr.Spec.Env), func(e corev1.EnvVar) bool { return e.Name == platformv1.ScheduledTimeEnv })
+	env = append(env, corev1.EnvVar{
+		Name: platformv1.ScheduledTimeEnv, Value: tr.DueTime().UTC().Format(time.RFC3339)})
+	run := &platformv1.TaskRunSpec{Args: tr.Spec.Args, Env: env}
 	for i := range job.Spec.Template.Spec.Containers {
 		c := &job.Spec.Template.Spec.Containers[i]
 		if c.Name == platformv1.TaskContainerName {

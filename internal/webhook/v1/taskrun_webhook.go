@@ -19,12 +19,14 @@ package v1
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -62,6 +64,17 @@ type TaskRunWebhook struct {
 	Client client.Client
 	// OperatorUser returns the user name the operator authenticates as.
 	OperatorUser func(context.Context) (string, error)
+	// Clock tells the time a backfill run's scheduledTime must not pass;
+	// the real one when nil.
+	Clock clock.PassiveClock
+}
+
+// now is the webhook's time.
+func (w *TaskRunWebhook) now() time.Time {
+	if w.Clock == nil {
+		return time.Now()
+	}
+	return w.Clock.Now()
 }
 
 var (
@@ -114,17 +127,17 @@ func (w *TaskRunWebhook) ValidateCreate(ctx context.Context, tr *platformv1.Task
 	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
-	if tr.Spec.Trigger != platformv1.TriggerManual {
+	if tr.Spec.Trigger != platformv1.TriggerManual && tr.Spec.Trigger != platformv1.TriggerBackfill {
 		errs = append(errs, field.Invalid(spec.Child("trigger"), string(tr.Spec.Trigger),
-			"must be Manual: only the operator records scheduled runs"))
+			"must be Manual or Backfill: only the operator records scheduled runs"))
 	}
 	if tr.Spec.JobRef != nil {
 		errs = append(errs, field.Invalid(spec.Child("jobRef"), tr.Spec.JobRef.Name,
 			"must be empty: the operator starts the run's Job and sets jobRef itself"))
 	}
-	if tr.Spec.ScheduledTime != nil {
+	if tr.Spec.ScheduledTime != nil && tr.Spec.Trigger != platformv1.TriggerBackfill {
 		errs = append(errs, field.Invalid(spec.Child("scheduledTime"), tr.Spec.ScheduledTime.UTC().String(),
-			"must be empty: only scheduled runs have a scheduled time"))
+			"must be empty: only scheduled and backfill runs have a scheduled time"))
 	}
 	var task *platformv1.ScheduleTask
 	if tr.Spec.ScheduleTaskName != "" {
@@ -154,6 +167,9 @@ func (w *TaskRunWebhook) ValidateCreate(ctx context.Context, tr *platformv1.Task
 		if forbidden != nil {
 			errs = append(errs, forbidden)
 		}
+	}
+	if task != nil && tr.Spec.Trigger == platformv1.TriggerBackfill {
+		errs = append(errs, validation.BackfillTime(&tr.Spec, task, w.now())...)
 	}
 	if tr.Spec.HasParameters() {
 		var taskSpec *platformv1.ScheduleTaskSpec
