@@ -122,36 +122,56 @@ func (c *Cluster) Down() error {
 	return err
 }
 
-// RestartAPIServer kills the cluster's kube-apiserver (SIGKILL, as a crash or
-// a lost control-plane node would: a graceful stop waits up to a minute for
-// open requests) and starts it again, returning once it serves. It returns
-// how long the API server was away.
-func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
-	pidFile := filepath.Join(filepath.Dir(c.Kubeconfig), "pids", "kube-apiserver.pid")
+// StopComponent kills one of the cluster's components (kube-apiserver,
+// kube-controller-manager, kube-scheduler, kwok-controller, etcd) with
+// SIGKILL, as a crash or a lost control-plane node would (a graceful stop
+// waits up to a minute for open requests), and returns once it is gone.
+// StartComponents starts it again.
+func (c *Cluster) StopComponent(ctx context.Context, name string) error {
+	pidFile := filepath.Join(filepath.Dir(c.Kubeconfig), "pids", name+".pid")
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
-		return 0, fmt.Errorf("reading the API server's pid: %w", err)
+		return fmt.Errorf("reading the pid of %s: %w", name, err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil {
-		return 0, fmt.Errorf("pid file %s: %w", pidFile, err)
+		return fmt.Errorf("pid file %s: %w", pidFile, err)
 	}
 	stopped := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		return 0, fmt.Errorf("stopping kube-apiserver (pid %d): %w", pid, err)
+		return fmt.Errorf("stopping %s (pid %d): %w", name, pid, err)
 	}
 	for syscall.Kill(pid, 0) == nil {
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	Logf("kube-apiserver of cluster %s stopped after %s", c.Name, time.Since(stopped).Round(time.Millisecond))
-	// `up` on an existing cluster starts the components that are not running
-	// and waits until the API server serves.
+	Logf("%s of cluster %s stopped after %s", name, c.Name, time.Since(stopped).Round(time.Millisecond))
+	return nil
+}
+
+// StartComponents starts the cluster's components that are not running
+// (`up` on an existing cluster does that) and returns once the API server
+// serves.
+func (c *Cluster) StartComponents(ctx context.Context) error {
 	if _, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...); err != nil {
-		return 0, fmt.Errorf("starting kube-apiserver again: %w", err)
+		return fmt.Errorf("starting the stopped components of cluster %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// RestartAPIServer stops the cluster's kube-apiserver (StopComponent) and
+// starts it again, returning once it serves. It returns how long the API
+// server was away.
+func (c *Cluster) RestartAPIServer(ctx context.Context) (time.Duration, error) {
+	stopped := time.Now()
+	if err := c.StopComponent(ctx, "kube-apiserver"); err != nil {
+		return 0, err
+	}
+	if err := c.StartComponents(ctx); err != nil {
+		return 0, err
 	}
 	down := time.Since(stopped)
 	Logf("kube-apiserver of cluster %s serves again after %s", c.Name, down.Round(time.Millisecond))
