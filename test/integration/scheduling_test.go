@@ -243,8 +243,9 @@ func TestTaskRun_ParametersReachTheJobAndNeedTheRightToCreateJobs(t *testing.T) 
 				env = append(env, e.Name+"="+e.Value)
 			}
 		}
-		g.Expect(env).To(Equal([]string{"MODE=dry-run", "REGION=eu", "POD<-metadata.name"}),
-			"the run's MODE replaces the task's in place; POD comes after")
+		g.Expect(env).To(Equal([]string{"MODE=dry-run", "REGION=eu", "POD<-metadata.name",
+			platformv1.ScheduledTimeEnv + "=" + got.CreationTimestamp.UTC().Format(time.RFC3339)}),
+			"the run's MODE replaces the task's in place; POD comes after, and the time the run stands for last")
 	}, timeout, poll).Should(Succeed())
 	// The Job is signed for what it runs: were its jobRef lost, it would
 	// still be recorded as the task's.

@@ -138,10 +138,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // rebuilt from what the steps observed, once.
 func (r *Reconciler) reconcileNormal(ctx context.Context, task *platformv1.ScheduleTask) (ctrl.Result, error) {
 	obs := &observation{}
-	err := r.observeFailures(ctx, task, obs)
-	if err == nil {
-		err = r.reconcileCronJob(ctx, task, obs)
+	// Without the runs the streak is unknown, and so are Ready and the
+	// CronJob's suspension: the stored status stands until the next pass.
+	if err := r.observeFailures(ctx, task, obs); err != nil {
+		return ctrl.Result{}, err
 	}
+	err := r.reconcileCronJob(ctx, task, obs)
 	if err == nil {
 		err = r.reconcileRuns(ctx, task, obs)
 	}

@@ -70,6 +70,9 @@ type runSet struct {
 	// unadopted are the manual runs naming the task that another object
 	// controls, so the task cannot adopt (or start) them.
 	unadopted []string
+	// backfillWaits: a backfill run of this pass waits for an active run,
+	// so the later ones (newer fire times) wait too, unread.
+	backfillWaits bool
 }
 
 // reconcileRuns makes sure every Job of the task has exactly one TaskRun and
@@ -106,6 +109,9 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 		}
 		if foreignControlled(task, tr) {
 			continue // listed in rs.unadopted
+		}
+		if rs.backfillWaits && tr.Spec.Trigger == platformv1.TriggerBackfill {
+			continue
 		}
 		if err := r.startManualRun(ctx, task, obs.cronJob, rs, tr); err != nil {
 			return err
@@ -418,6 +424,7 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		// replacing the run in progress: the end of that run's Job wakes the
 		// task, and the oldest waiting run starts then.
 		log.V(1).Info("Backfill run waits for the active run", "activeJob", active[0].Name)
+		rs.backfillWaits = true
 		return nil
 	}
 	if othersActive {
