@@ -351,7 +351,7 @@ func TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires(t *testing.T)
 			for _, r := range group.Rules {
 				a, ok := r.(promv1.AlertingRule)
 				g.Expect(ok).To(BeTrue(), "only alerting rules are shipped: %#v", r)
-				g.Expect(a.Health).To(Equal(promv1.RuleHealthGood), "rule %s: %s", a.Name, a.LastError)
+				g.Expect(a.Health).To(BeEquivalentTo(promv1.RuleHealthGood), "rule %s: %s", a.Name, a.LastError)
 				loaded++
 			}
 		}
