@@ -93,7 +93,7 @@ task's ServiceAccount); the run verb alone starts the task as written.`,
 		if at := cmd.ArgsLenAtDash(); at == 1 || at < 0 && len(args) == 1 {
 			return nil
 		}
-		return fmt.Errorf("run takes one task NAME; the run's args follow --, as in: run NAME -- ARG...")
+		return errors.New("run takes one task NAME; the run's args follow --, as in `run NAME -- ARG`")
 	}
 	cmd.Flags().StringArrayVar(&env, "env", nil, "K=V: set a variable for this run only (repeatable)")
 	cmd.Flags().BoolVarP(&wait, "wait", "w", false, "follow the run until it ends")
@@ -146,7 +146,7 @@ func followRun(progress *core.Progress) func(*platformv1.TaskRun) (bool, error) 
 
 // parseEnv reads --env's K=V values, in order; a later K replaces an earlier.
 func parseEnv(values []string) ([]corev1.EnvVar, error) {
-	var out []corev1.EnvVar
+	out := make([]corev1.EnvVar, 0, len(values))
 	seen := map[string]int{}
 	for _, v := range values {
 		k, val, ok := strings.Cut(v, "=")
