@@ -58,9 +58,12 @@ const (
 	// DefaultQueueLength holds a burst of a few thousand runs' events (a
 	// few MiB at most) while the workers send them.
 	DefaultQueueLength = 4096
-	// DefaultWorkers send events in parallel; the events client's rate
-	// limiter, not their number, bounds the rate.
-	DefaultWorkers = 4
+	// DefaultWorkers send events in parallel. Each waits for the API
+	// server's answer, so with a busy server (tens of milliseconds a
+	// create) four of them sent fewer events a second than a growth of
+	// thousands of runs records; sixteen keep the events client's rate
+	// limiter, not the round trips, the bound.
+	DefaultWorkers = 16
 	// shutdownGrace is how long the queue is still sent once the manager
 	// stops, so the last transitions are not lost.
 	shutdownGrace = 5 * time.Second
@@ -107,6 +110,17 @@ type Options struct {
 	Workers     int
 }
 
+// withDefaults fills the zero values of o.
+func (o Options) withDefaults() Options {
+	if o.QueueLength <= 0 {
+		o.QueueLength = DefaultQueueLength
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	return o
+}
+
 // Provider makes the controllers' recorders and sends what they record. It
 // is a manager runnable that runs on every replica (a recorder used before
 // it starts queues its events).
@@ -120,8 +134,17 @@ type Provider struct {
 	once        sync.Once
 }
 
-// New makes a Provider that sends through a client built from cfg.
+// New makes a Provider that sends through a client built from cfg, with a
+// rate limiter of its own: cfg's rate, and a burst as long as the queue, so
+// a burst of transitions that fits the queue is sent as fast as the API
+// server takes it instead of waiting in the queue for tokens (where the
+// next burst would find it full), and the controllers' own requests never
+// wait behind events.
 func New(cfg *rest.Config, scheme *runtime.Scheme, o Options) (*Provider, error) {
+	o = o.withDefaults()
+	cfg = rest.CopyConfig(cfg)
+	cfg.RateLimiter = nil
+	cfg.Burst = max(cfg.Burst, o.QueueLength)
 	c, err := eventsv1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("events client: %w", err)
@@ -131,12 +154,7 @@ func New(cfg *rest.Config, scheme *runtime.Scheme, o Options) (*Provider, error)
 
 // NewWithClient makes a Provider that sends through c.
 func NewWithClient(c eventsv1client.EventsV1Interface, scheme *runtime.Scheme, o Options) (*Provider, error) {
-	if o.QueueLength <= 0 {
-		o.QueueLength = DefaultQueueLength
-	}
-	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
-	}
+	o = o.withDefaults()
 	p := &Provider{
 		scheme: scheme, client: c, workers: o.Workers,
 		// The sink is never started: the broadcaster only makes and

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -285,7 +286,6 @@ func TestAppDeployment_ScaleSubresourceChangesReplicas(t *testing.T) {
 	if err := alice.Create(ctx, ad); err != nil {
 		t.Fatal(err)
 	}
-	// What `kubectl scale appdeployment/order-service --replicas=5` sends.
 	scale := &autoscalingv1.Scale{}
 	if err := alice.SubResource("scale").Get(ctx, ad, scale); err != nil {
 		t.Fatalf("get /scale: %v", err)
@@ -293,9 +293,15 @@ func TestAppDeployment_ScaleSubresourceChangesReplicas(t *testing.T) {
 	if scale.Spec.Replicas != 3 {
 		t.Errorf("/scale says %d replicas, want 3", scale.Spec.Replicas)
 	}
-	scale.Spec.Replicas = 5
-	if err := alice.SubResource("scale").Update(ctx, ad, client.WithSubResourceBody(scale)); err != nil {
-		t.Fatalf("update /scale: %v", err)
+	// What `kubectl scale appdeployment/order-service --replicas=5` sends: a
+	// merge patch of /scale without a resourceVersion, so the controller's
+	// own writes in between do not make it conflict.
+	scaleTo := func(n int) error {
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, n))
+		return alice.SubResource("scale").Patch(ctx, ad, patch, client.WithSubResourceBody(&autoscalingv1.Scale{}))
+	}
+	if err := scaleTo(5); err != nil {
+		t.Fatalf("patch /scale: %v", err)
 	}
 	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ad), ad); err != nil {
 		t.Fatal(err)
@@ -304,9 +310,7 @@ func TestAppDeployment_ScaleSubresourceChangesReplicas(t *testing.T) {
 		t.Errorf("spec.replicas = %d after scaling to 5", got)
 	}
 	// The schema's bound holds through /scale as well.
-	scale.Spec.Replicas = 101
-	scale.ResourceVersion = ""
-	err := alice.SubResource("scale").Update(ctx, ad, client.WithSubResourceBody(scale))
+	err := scaleTo(101)
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.replicas") {
 		t.Errorf("scaling to 101 returned %v, want Invalid naming spec.replicas", err)
 	}
