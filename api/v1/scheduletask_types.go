@@ -18,6 +18,7 @@ package v1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -35,6 +36,41 @@ const (
 	ForbidConcurrent ConcurrencyPolicy = "Forbid"
 	// ReplaceConcurrent stops the active run and starts the new one.
 	ReplaceConcurrent ConcurrencyPolicy = "Replace"
+)
+
+// MissedRunsPolicy says what happens to the fire times the CronJob
+// controller could not start a run at (it or the whole control plane was
+// down across them).
+// +kubebuilder:validation:Enum=Skip;RunLatest;RunAll
+type MissedRunsPolicy string
+
+const (
+	// MissedRunsSkip starts none of them: a run that cannot start within
+	// startingDeadlineSeconds (60 seconds when unset) of its fire time is
+	// skipped, the latest one too.
+	MissedRunsSkip MissedRunsPolicy = "Skip"
+	// MissedRunsRunLatest starts the latest one only, late, as a CronJob
+	// does; the ones before it are skipped.
+	MissedRunsRunLatest MissedRunsPolicy = "RunLatest"
+	// MissedRunsRunAll starts one run for each of them, oldest first (the
+	// latest by the CronJob, the others by the operator as CatchUp runs),
+	// the newest maxMissedRuns at most.
+	MissedRunsRunAll MissedRunsPolicy = "RunAll"
+)
+
+// Bounds of missed-run handling.
+const (
+	// DefaultMaxMissedRuns is how many missed fire times RunAll starts
+	// when maxMissedRuns is unset.
+	DefaultMaxMissedRuns = 10
+	// MaxMaxMissedRuns is the most maxMissedRuns may be: as many runs as
+	// one backfill may create.
+	MaxMaxMissedRuns = 100
+	// SkipStartingDeadlineSeconds is the CronJob's startingDeadlineSeconds
+	// for a Skip task that sets none: how late a run may start before it
+	// counts as missed. Above the CronJob controller's delay on a busy
+	// control plane (tens of seconds), below a minute, the shortest period.
+	SkipStartingDeadlineSeconds = 60
 )
 
 // RunResult is the outcome of a finished run.
@@ -133,6 +169,7 @@ const (
 // and env together hold at most 32768 characters (env counted with the
 // names, keys and paths its valueFrom refers to).
 // +kubebuilder:validation:XValidation:rule="(has(self.command) ? self.command.map(c, size(c)).sum() : 0) + (has(self.args) ? self.args.map(a, size(a)).sum() : 0) + (has(self.env) ? self.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0) + (!has(e.valueFrom) ? 0 : (has(e.valueFrom.configMapKeyRef) ? size(e.valueFrom.configMapKeyRef.key) + (has(e.valueFrom.configMapKeyRef.name) ? size(e.valueFrom.configMapKeyRef.name) : 0) : 0) + (has(e.valueFrom.secretKeyRef) ? size(e.valueFrom.secretKeyRef.key) + (has(e.valueFrom.secretKeyRef.name) ? size(e.valueFrom.secretKeyRef.name) : 0) : 0) + (has(e.valueFrom.fieldRef) ? size(e.valueFrom.fieldRef.fieldPath) + (has(e.valueFrom.fieldRef.apiVersion) ? size(e.valueFrom.fieldRef.apiVersion) : 0) : 0) + (has(e.valueFrom.resourceFieldRef) ? size(e.valueFrom.resourceFieldRef.resource) + (has(e.valueFrom.resourceFieldRef.containerName) ? size(e.valueFrom.resourceFieldRef.containerName) : 0) : 0) + (has(e.valueFrom.fileKeyRef) ? size(e.valueFrom.fileKeyRef.volumeName) + size(e.valueFrom.fileKeyRef.path) + size(e.valueFrom.fileKeyRef.key) : 0))).sum() : 0) <= 32768",message="command, args and env (names, values and what valueFrom refers to) must hold at most 32768 characters together"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxMissedRuns) || (has(self.missedRuns) && self.missedRuns == 'RunAll')",message="applies to missedRuns RunAll only: the other policies start one missed run at most",fieldPath=".maxMissedRuns"
 // +kubebuilder:validation:XValidation:rule="!has(self.suspendAfterFailures) || self.suspendAfterFailures <= (has(self.failedRunsHistoryLimit) ? self.failedRunsHistoryLimit : 10)",message="must be at most failedRunsHistoryLimit (10 when unset): the failed runs counted are the TaskRuns kept",fieldPath=".suspendAfterFailures"
 type ScheduleTaskSpec struct {
 	// schedule is a cron expression with the meaning a CronJob gives it: five
@@ -316,6 +353,28 @@ type ScheduleTaskSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=60
 	StaleAfterSeconds int64 `json:"staleAfterSeconds,omitempty"`
+
+	// missedRuns says what happens to the fire times at which no run could
+	// start because the CronJob controller (or the whole control plane) was
+	// down: Skip starts none of them, RunLatest (the default, a CronJob's
+	// own behaviour) starts the latest, late, and RunAll starts one run for
+	// each, oldest first: the latest by the CronJob, the others as TaskRuns
+	// with trigger CatchUp and the missed scheduledTime, whose Jobs have the
+	// names the CronJob would have given them. Fire times passed while the
+	// task was suspended, or skipped because a run was active and
+	// concurrencyPolicy is Forbid, are not missed. The operator counts the
+	// missed ones in status.missedRuns, with a Warning event naming them,
+	// when the next scheduled run starts.
+	// +optional
+	// +default="RunLatest"
+	MissedRuns MissedRunsPolicy `json:"missedRuns,omitempty"`
+
+	// maxMissedRuns is how many missed fire times RunAll starts at most,
+	// the newest ones: 10 when unset, at most 100.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	MaxMissedRuns int32 `json:"maxMissedRuns,omitempty"`
 }
 
 // ScheduleTaskStatus is rebuilt by the operator from the task's CronJob and
@@ -389,6 +448,23 @@ type ScheduleTaskStatus struct {
 	// +kubebuilder:validation:Minimum=1
 	ConsecutiveFailures int32 `json:"consecutiveFailures,omitempty"`
 
+	// missedRuns is how many fire times were missed (no run could start at
+	// them; see spec.missedRuns) since the task was created; unset when
+	// none were.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MissedRuns int64 `json:"missedRuns,omitempty"`
+
+	// lastMissedTime is the newest fire time counted in missedRuns.
+	// +optional
+	LastMissedTime *metav1.Time `json:"lastMissedTime,omitempty"`
+
+	// missedRunsCheckedTime is the time up to which every fire time is
+	// accounted for: it started a run, was counted in missedRuns, or passed
+	// while the task was suspended or before its spec last changed.
+	// +optional
+	MissedRunsCheckedTime *metav1.Time `json:"missedRunsCheckedTime,omitempty"`
+
 	// observedGeneration is the spec generation the status describes.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
@@ -443,4 +519,19 @@ func init() {
 		s.AddKnownTypes(SchemeGroupVersion, &ScheduleTask{}, &ScheduleTaskList{})
 		return nil
 	})
+}
+
+// SuspendedAfterFailures reports whether the task's status says the
+// operator suspended its schedule after repeated failures (Ready is False
+// with reason SuspendedAfterFailures).
+func (st *ScheduleTask) SuspendedAfterFailures() bool {
+	c := meta.FindStatusCondition(st.Status.Conditions, ConditionReady)
+	return c != nil && c.Reason == ReasonSuspendedAfterFailures
+}
+
+// Suspended reports whether the task's status says its schedule is
+// suspended, by spec.suspend or after repeated failures.
+func (st *ScheduleTask) Suspended() bool {
+	c := meta.FindStatusCondition(st.Status.Conditions, ConditionReady)
+	return c != nil && (c.Reason == ReasonSuspended || c.Reason == ReasonSuspendedAfterFailures)
 }

@@ -27,7 +27,7 @@ import (
 )
 
 // Trigger says what started a run.
-// +kubebuilder:validation:Enum=Scheduled;Manual;Backfill
+// +kubebuilder:validation:Enum=Scheduled;Manual;Backfill;CatchUp
 type Trigger string
 
 const (
@@ -38,11 +38,16 @@ const (
 	// TriggerBackfill: a user asked for the run of a past fire time
 	// (spec.scheduledTime), as `kubectl stask backfill` does.
 	TriggerBackfill Trigger = "Backfill"
+	// TriggerCatchUp: the operator started the run for a fire time the
+	// CronJob missed (spec.scheduledTime), as the task's missedRuns RunAll
+	// asks.
+	TriggerCatchUp Trigger = "CatchUp"
 )
 
 // ScheduledTimeEnv is the environment variable a run the operator starts
-// itself (manual and backfill runs) gets: the time it stands for, RFC 3339
-// in UTC (a backfill run's scheduledTime, a manual run's creation). A
+// itself (manual, backfill and catch-up runs) gets: the time it stands for,
+// RFC 3339 in UTC (a backfill or catch-up run's scheduledTime, a manual
+// run's creation). A
 // scheduled run's Job is the CronJob's, whose template cannot carry it.
 const ScheduledTimeEnv = "PLATFORM_SCHEDULED_TIME"
 
@@ -107,7 +112,7 @@ type JobRef struct {
 // +kubebuilder:validation:XValidation:rule="has(self.scheduledTime) == has(oldSelf.scheduledTime)",message="scheduledTime is immutable"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.jobRef) || has(self.jobRef)",message="jobRef cannot be removed once set"
 // +kubebuilder:validation:XValidation:rule="has(self.args) == has(oldSelf.args)",message="args is immutable"
-// +kubebuilder:validation:XValidation:rule="!has(self.trigger) || self.trigger != 'Backfill' || has(self.scheduledTime)",message="a Backfill run needs scheduledTime, the fire time it stands for",fieldPath=".scheduledTime"
+// +kubebuilder:validation:XValidation:rule="!has(self.trigger) || (self.trigger != 'Backfill' && self.trigger != 'CatchUp') || has(self.scheduledTime)",message="a Backfill or CatchUp run needs scheduledTime, the fire time it stands for",fieldPath=".scheduledTime"
 // +kubebuilder:validation:XValidation:rule="has(self.env) == has(oldSelf.env)",message="env is immutable"
 type TaskRunSpec struct {
 	// scheduleTaskName is the name of the ScheduleTask, in the same
@@ -119,16 +124,17 @@ type TaskRunSpec struct {
 	ScheduleTaskName string `json:"scheduleTaskName,omitempty"`
 
 	// trigger says what started the run: Scheduled (the CronJob), Manual
-	// (a user, now) or Backfill (a user, for the past fire time in
-	// scheduledTime).
+	// (a user, now), Backfill (a user, for the past fire time in
+	// scheduledTime) or CatchUp (the operator, for a fire time in
+	// scheduledTime that the CronJob missed; see the task's missedRuns).
 	// +optional
 	// +default="Manual"
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="trigger is immutable"
 	Trigger Trigger `json:"trigger,omitempty"`
 
 	// scheduledTime is the time the schedule asked for the run: set by the
-	// operator on a scheduled run, by the user on a backfill run (a fire
-	// time of the task's schedule, not in the future).
+	// operator on a scheduled or catch-up run, by the user on a backfill
+	// run (a fire time of the task's schedule, not in the future).
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="scheduledTime is immutable"
 	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`

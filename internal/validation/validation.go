@@ -90,6 +90,7 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	errs = append(errs, inRange(spec.Child("successfulRunsHistoryLimit"), s.SuccessfulRunsHistoryLimit, 0, 1000)...)
 	errs = append(errs, inRange(spec.Child("failedRunsHistoryLimit"), s.FailedRunsHistoryLimit, 0, 1000)...)
 	errs = append(errs, failureRules(spec, s)...)
+	errs = append(errs, missedRunsRules(spec, s)...)
 	errs = append(errs, bounds(spec, s)...)
 	return errs
 }
@@ -112,6 +113,27 @@ func failureRules(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorL
 	}
 	if n := s.StaleAfterSeconds; n != 0 {
 		errs = append(errs, inRange(spec.Child("staleAfterSeconds"), &n, 60, -1)...)
+	}
+	return errs
+}
+
+// missedRunsRules checks missedRuns and maxMissedRuns (zero is unset): the
+// bound applies to RunAll only, since the other policies start one missed
+// run at most.
+func missedRunsRules(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
+	var errs field.ErrorList
+	switch s.MissedRuns {
+	case "", platformv1.MissedRunsSkip, platformv1.MissedRunsRunLatest, platformv1.MissedRunsRunAll:
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("missedRuns"), s.MissedRuns,
+			[]platformv1.MissedRunsPolicy{platformv1.MissedRunsSkip, platformv1.MissedRunsRunLatest, platformv1.MissedRunsRunAll}))
+	}
+	if n := s.MaxMissedRuns; n != 0 {
+		errs = append(errs, inRange(spec.Child("maxMissedRuns"), &n, 1, platformv1.MaxMaxMissedRuns)...)
+		if s.MissedRuns != platformv1.MissedRunsRunAll {
+			errs = append(errs, field.Invalid(spec.Child("maxMissedRuns"), n,
+				"applies to missedRuns RunAll only: the other policies start one missed run at most"))
+		}
 	}
 	return errs
 }

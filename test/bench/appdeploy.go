@@ -188,7 +188,8 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer teardown()
+	// Watches stop before the cluster goes (see run).
+	defer func() { cancel(); teardown() }()
 	b := &appBench{cfg: cfg, cluster: c, res: &appDeployResult{}}
 	restCfg := rest.CopyConfig(c.Config)
 	restCfg.QPS, restCfg.Burst = float32(cfg.QPS), cfg.Burst

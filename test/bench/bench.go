@@ -402,7 +402,9 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer teardown()
+	// Watches stop before the cluster goes, or their reflectors log the
+	// connection the deletion resets, into the middle of the table.
+	defer func() { cancel(); teardown() }()
 	b := &bench{cfg: cfg, cluster: c, res: res}
 	restCfg := rest.CopyConfig(c.Config)
 	restCfg.QPS, restCfg.Burst = float32(cfg.QPS), cfg.Burst

@@ -107,15 +107,35 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 	ctx := t.Context()
 	ns := newNamespace(t)
 
-	// A run that finishes, so the run counters have a series; and
-	// staleAfterSeconds, so the task has a freshness series.
+	// A run that finishes, so the run counters have a series;
+	// staleAfterSeconds, so the task has a freshness series; and a missed
+	// fire time in its history (the status carries it; stopping this
+	// cluster's controller-manager would stall the other tests), so it has
+	// a missed-runs series.
 	yearly := testutil.WithSchedule("0 0 1 1 *")
 	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "counted", yearly, staleAfter(3600)))).To(Succeed())
+	g.Eventually(func() error {
+		st := &platformv1.ScheduleTask{}
+		if err := cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "counted"}, st); err != nil {
+			return err
+		}
+		if st.Status.ObservedGeneration == 0 {
+			return fmt.Errorf("no status yet")
+		}
+		st.Status.MissedRuns = 1
+		return cluster.Client.Status().Update(ctx, st)
+	}).WithTimeout(30 * time.Second).Should(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "counted-now", "counted"))).To(Succeed())
+	// A task whose run fails, so the failure streak has a series.
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "failing", yearly,
+		testutil.WithBackoffLimit(0), kwokPod(3, "")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "failing-now", "failing"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		tr := &platformv1.TaskRun{}
-		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "counted-now"}, tr)).To(Succeed())
-		g.Expect(tr.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+		for name, phase := range map[string]platformv1.TaskRunPhase{"counted-now": platformv1.TaskRunSucceeded, "failing-now": platformv1.TaskRunFailed} {
+			tr := &platformv1.TaskRun{}
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
+			g.Expect(tr.Status.Phase).To(Equal(phase), name)
+		}
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 
 	// Releases, so the AppDeployment families have series of their own: a
@@ -355,7 +375,7 @@ func TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires(t *testing.T)
 				loaded++
 			}
 		}
-		g.Expect(loaded).To(Equal(4), "every rule of the file is loaded")
+		g.Expect(loaded).To(Equal(5), "every rule of the file is loaded")
 
 		alerts, err := prom.API().Alerts(ctx)
 		g.Expect(err).NotTo(HaveOccurred())

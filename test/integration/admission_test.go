@@ -184,6 +184,9 @@ func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T
 			tr.Spec.JobRef = &platformv1.JobRef{Name: "someone-elses-job", UID: "1234"}
 		}), 422, "spec.jobRef"},
 		{"forged scheduled TaskRun", alice, run("r02", trigger(platformv1.TriggerScheduled)), 422, "spec.trigger"},
+		{"forged catch-up TaskRun", alice, run("r07", func(tr *platformv1.TaskRun) {
+			tr.Spec.Trigger, tr.Spec.ScheduledTime = platformv1.TriggerCatchUp, &now
+		}), 422, "spec.trigger"},
 		{"manual TaskRun with a scheduled time", alice, run("r03", func(tr *platformv1.TaskRun) {
 			tr.Spec.ScheduledTime = &now
 		}), 422, "spec.scheduledTime"},

@@ -28,6 +28,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -343,4 +344,102 @@ func TestTaskRun_BackfillRunsWaitTheirTurnOldestFirst(t *testing.T) {
 	for _, tr := range taskRuns(g, ns) {
 		g.Expect(tr.Status.Reason).NotTo(Equal(platformv1.ReasonConcurrencyForbidden), "%s was refused", tr.Name)
 	}
+}
+
+// TestScheduleTask_MissedFireTimesAreCountedOnceAndRunAllCatchesUp plays
+// the CronJob controller coming back after an outage: the stored status
+// accounts for fire times up to base, and the CronJob's next Job is for
+// base+5m, so base+1m..base+4m had no run. The RunLatest task only counts
+// them; the RunAll task (maxMissedRuns 3) also runs the newest three as
+// CatchUp runs whose Jobs have the CronJob's names for those times.
+func TestScheduleTask_MissedFireTimesAreCountedOnceAndRunAllCatchesUp(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	base := time.Now().Add(-10 * time.Minute).Truncate(time.Minute)
+	at := func(m int) time.Time { return base.Add(time.Duration(m) * time.Minute) }
+	for _, policy := range []platformv1.MissedRunsPolicy{platformv1.MissedRunsRunLatest, platformv1.MissedRunsRunAll} {
+		name := strings.ToLower(string(policy))
+		st := testutil.NewScheduleTask(ns, name)
+		st.Spec.MissedRuns = policy
+		if policy == platformv1.MissedRunsRunAll {
+			st.Spec.MaxMissedRuns = 3
+		}
+		cj := createTask(t, st)
+		key := client.ObjectKeyFromObject(st)
+		g.Eventually(func(g Gomega) {
+			task := getTask(g, key)
+			g.Expect(task.Status.MissedRunsCheckedTime).NotTo(BeNil())
+			g.Expect(task.Status.ObservedGeneration).To(Equal(task.Generation))
+		}, timeout, poll).Should(Succeed())
+		// The history: every fire time up to base is accounted for.
+		g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			task := getTask(g, key)
+			task.Status.MissedRunsCheckedTime = &metav1.Time{Time: at(0)}
+			return k8sClient.Status().Update(ctx, task)
+		})).To(Succeed())
+		// The CronJob controller, back, starts the run of base+5m.
+		job := testutil.JobFromCronJob(cj, at(5))
+		g.Expect(k8sClient.Create(ctx, job)).To(Succeed())
+		g.Expect(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			got := &batchv1.CronJob{}
+			if err := k8sClient.Get(ctx, key, got); err != nil {
+				return err
+			}
+			got.Status.LastScheduleTime = &metav1.Time{Time: at(5)}
+			return k8sClient.Status().Update(ctx, got)
+		})).To(Succeed())
+	}
+
+	g.Eventually(func(g Gomega) {
+		for _, name := range []string{"runlatest", "runall"} {
+			task := getTask(g, client.ObjectKey{Namespace: ns, Name: name})
+			g.Expect(task.Status.MissedRuns).To(Equal(int64(4)), "%s: base+1m to base+4m missed", name)
+			g.Expect(task.Status.LastMissedTime).NotTo(BeNil())
+			g.Expect(task.Status.LastMissedTime.Time).To(BeTemporally("==", at(4)))
+			g.Expect(task.Status.MissedRunsCheckedTime.Time).To(BeTemporally("==", at(5)))
+			g.Expect(eventReasons(g, ns, name)).To(ContainElement("MissedRuns"))
+		}
+		catchUp := map[string]string{}
+		for _, tr := range taskRuns(g, ns) {
+			if tr.Spec.Trigger == platformv1.TriggerCatchUp {
+				g.Expect(tr.Spec.ScheduleTaskName).To(Equal("runall"), "RunLatest catches nothing up")
+				g.Expect(tr.Spec.JobRef).NotTo(BeNil(), "catch-up run %s started", tr.Name)
+				catchUp[tr.Spec.ScheduledTime.UTC().Format(time.RFC3339)] = tr.Spec.JobRef.Name
+			}
+		}
+		want := map[string]string{}
+		for _, m := range []int{2, 3, 4} {
+			want[at(m).UTC().Format(time.RFC3339)] = fmt.Sprintf("runall-%d", at(m).Unix()/60)
+		}
+		g.Expect(catchUp).To(Equal(want), "the newest maxMissedRuns, by the CronJob's Job names")
+	}, timeout, poll).Should(Succeed())
+
+	// The gap is counted once, however many passes follow.
+	g.Expect(editTask(ctx, k8sClient, client.ObjectKey{Namespace: ns, Name: "runall"},
+		setAnnotation[*platformv1.ScheduleTask]("example.com/touch", "1"))).To(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(getTask(g, client.ObjectKey{Namespace: ns, Name: "runall"}).Status.MissedRuns).To(Equal(int64(4)))
+	}, 3*time.Second, poll).Should(Succeed())
+	var warnings int
+	for _, r := range eventReasons(g, ns, "runall") {
+		if r == "MissedRuns" {
+			warnings++
+		}
+	}
+	g.Expect(warnings).To(Equal(1), "one event for the gap")
+}
+
+func TestScheduleTask_MaxMissedRunsIsForRunAllAndCapped(t *testing.T) {
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "latest-with-max")
+	st.Spec.MaxMissedRuns = 5
+	expectRefused(t, k8sClient.Create(context.Background(), st), 422, "spec.maxMissedRuns", "RunAll only")
+	st = testutil.NewScheduleTask(ns, "too-many")
+	st.Spec.MissedRuns = platformv1.MissedRunsRunAll
+	st.Spec.MaxMissedRuns = 101
+	expectRefused(t, k8sClient.Create(context.Background(), st), 422, "spec.maxMissedRuns", "100")
+	st = testutil.NewScheduleTask(ns, "bogus")
+	st.Spec.MissedRuns = "Sometimes"
+	expectRefused(t, k8sClient.Create(context.Background(), st), 422, "spec.missedRuns", "RunAll")
 }

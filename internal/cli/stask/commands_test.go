@@ -112,6 +112,7 @@ Image:        busybox:1.36
 Command:      sh -c true
 Concurrency:  Forbid   Suspended: false   Backoff limit: 6   Deadline: none
 Runs started: 2
+Missed runs:  0 (RunLatest)
 
 Conditions:
   Ready=True  CronJobReady: CronJob data-check is up to date (60m ago)

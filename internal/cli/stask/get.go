@@ -75,6 +75,26 @@ With -o wide, the task's row of list; with any other -o, the ScheduleTask itself
 	return cmd
 }
 
+// missedCell says how many fire times the task missed and what its policy
+// does with them: "0 (RunLatest)", "3, the last 2h ago (RunAll, at most 10)".
+func missedCell(st *platformv1.ScheduleTask, now time.Time) string {
+	policy := string(st.Spec.MissedRuns)
+	if policy == "" {
+		policy = string(platformv1.MissedRunsRunLatest)
+	}
+	if st.Spec.MissedRuns == platformv1.MissedRunsRunAll {
+		limit := st.Spec.MaxMissedRuns
+		if limit <= 0 {
+			limit = platformv1.DefaultMaxMissedRuns
+		}
+		policy += fmt.Sprintf(", at most %d", limit)
+	}
+	if st.Status.MissedRuns == 0 || st.Status.LastMissedTime == nil {
+		return fmt.Sprintf("0 (%s)", policy)
+	}
+	return fmt.Sprintf("%d, the last %s (%s)", st.Status.MissedRuns, core.Relative(st.Status.LastMissedTime.Time, now), policy)
+}
+
 // describeTask writes what get shows by default.
 func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.TaskRun, events []eventsv1.Event, now time.Time) error {
 	s := &st.Spec
@@ -87,6 +107,7 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 	fmt.Fprintf(w, "Concurrency:  %s   Suspended: %t   Backoff limit: %d   Deadline: %s\n",
 		s.ConcurrencyPolicy, ptr.Deref(s.Suspend, false), ptr.Deref(s.BackoffLimit, platformv1.DefaultBackoffLimit), deadline(s.ActiveDeadlineSeconds))
 	fmt.Fprintf(w, "Runs started: %d\n", st.Status.TriggerCount)
+	fmt.Fprintf(w, "Missed runs:  %s\n", missedCell(st, now))
 	if s.SuspendAfterFailures > 0 || st.Status.ConsecutiveFailures > 0 {
 		line := fmt.Sprintf("Failures:     %d in a row", st.Status.ConsecutiveFailures)
 		if s.SuspendAfterFailures > 0 {
@@ -107,7 +128,7 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 	fmt.Fprintln(w, "\nNext runs:")
 	if ptr.Deref(s.Suspend, false) {
 		fmt.Fprintln(w, "  none: the task is suspended")
-	} else if suspendedAfterFailures(st) {
+	} else if st.SuspendedAfterFailures() {
 		fmt.Fprintf(w, "  none: suspended after %d failed runs in a row; `kubectl stask resume %s` resumes it\n",
 			st.Status.ConsecutiveFailures, st.Name)
 	} else if sched, err := parseEffective(st); err != nil {

@@ -85,7 +85,7 @@ func taskRunsOf(ctx context.Context, c client.Client, ns, task string) ([]platfo
 // 1 marks the columns that only -o wide shows.
 var runColumns = []metav1.TableColumnDefinition{
 	{Name: "Run", Type: "string", Format: "name"},
-	{Name: "Trigger", Type: "string", Description: "Scheduled, Manual or Backfill."},
+	{Name: "Trigger", Type: "string", Description: "Scheduled, Manual, Backfill or CatchUp."},
 	{Name: "Phase", Type: "string"},
 	{Name: "Start", Type: "string", Description: "When the run's Job started."},
 	{Name: "Duration", Type: "string", Description: "How long the run took, or has been running."},

@@ -170,7 +170,7 @@ func suspendedCell(st *platformv1.ScheduleTask) string {
 	switch {
 	case ptr.Deref(st.Spec.Suspend, false):
 		return "true"
-	case suspendedAfterFailures(st):
+	case st.SuspendedAfterFailures():
 		return "failures"
 	}
 	return "false"
@@ -187,7 +187,7 @@ func freshCell(st *platformv1.ScheduleTask) string {
 
 // nextRun is "in 3m (15:00 CET)": relative, and absolute in the task's zone.
 func nextRun(st *platformv1.ScheduleTask, now time.Time) string {
-	if ptr.Deref(st.Spec.Suspend, false) || suspendedAfterFailures(st) {
+	if ptr.Deref(st.Spec.Suspend, false) || st.SuspendedAfterFailures() {
 		return "-"
 	}
 	s, err := parseEffective(st)

@@ -19,6 +19,7 @@ package stask
 import (
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -65,6 +66,28 @@ func TestTaskTable_ShowsSpreadSchedulesAutoSuspensionAndFreshness(t *testing.T) 
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("get does not show %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestMissedCell_SaysHowManyWhenAndThePolicy(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	last := metav1.NewTime(now.Add(-2 * time.Hour))
+	tests := []struct {
+		spec   platformv1.ScheduleTaskSpec
+		status platformv1.ScheduleTaskStatus
+		want   string
+	}{
+		{want: "0 (RunLatest)"},
+		{spec: platformv1.ScheduleTaskSpec{MissedRuns: platformv1.MissedRunsSkip}, want: "0 (Skip)"},
+		{spec: platformv1.ScheduleTaskSpec{MissedRuns: platformv1.MissedRunsRunAll},
+			status: platformv1.ScheduleTaskStatus{MissedRuns: 3, LastMissedTime: &last}, want: "3, the last 120m ago (RunAll, at most 10)"},
+		{spec: platformv1.ScheduleTaskSpec{MissedRuns: platformv1.MissedRunsRunAll, MaxMissedRuns: 50}, want: "0 (RunAll, at most 50)"},
+	}
+	for _, tt := range tests {
+		st := &platformv1.ScheduleTask{Spec: tt.spec, Status: tt.status}
+		if got := missedCell(st, now); got != tt.want {
+			t.Errorf("missedCell(%+v, %+v) = %q, want %q", tt.spec.MissedRuns, tt.status.MissedRuns, got, tt.want)
 		}
 	}
 }

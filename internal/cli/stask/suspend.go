@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,7 +48,7 @@ value of the platform.example.com/resume annotation). Both in one write.`}
 	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
 		patch := client.MergeFrom(st.DeepCopy())
 		st.Spec.Suspend = ptr.To(suspend)
-		if !suspend && (st.Status.ConsecutiveFailures > 0 || suspendedAfterFailures(st)) {
+		if !suspend && (st.Status.ConsecutiveFailures > 0 || st.SuspendedAfterFailures()) {
 			if st.Annotations == nil {
 				st.Annotations = map[string]string{}
 			}
@@ -62,11 +61,4 @@ value of the platform.example.com/resume annotation). Both in one write.`}
 	})
 	printFlags.AddFlags(cmd)
 	return cmd
-}
-
-// suspendedAfterFailures reports whether the operator suspended the task
-// after repeated failures, as its Ready condition says.
-func suspendedAfterFailures(st *platformv1.ScheduleTask) bool {
-	c := meta.FindStatusCondition(st.Status.Conditions, platformv1.ConditionReady)
-	return c != nil && c.Reason == platformv1.ReasonSuspendedAfterFailures
 }

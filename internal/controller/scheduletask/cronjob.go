@@ -130,8 +130,8 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 	if spec.TimeZone != nil {
 		cj.WithTimeZone(*spec.TimeZone)
 	}
-	if spec.StartingDeadlineSeconds != nil {
-		cj.WithStartingDeadlineSeconds(*spec.StartingDeadlineSeconds)
+	if d := startingDeadline(spec); d != nil {
+		cj.WithStartingDeadlineSeconds(*d)
 	}
 
 	return batchv1ac.CronJob(task.Name, task.Namespace).
@@ -144,6 +144,17 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 			WithController(true).
 			WithBlockOwnerDeletion(true)).
 		WithSpec(cj), nil
+}
+
+// startingDeadline is the CronJob's startingDeadlineSeconds: the task's,
+// and for a Skip task that sets none SkipStartingDeadlineSeconds, so that
+// the CronJob controller, back after an outage, does not start the latest
+// missed run late (which RunLatest and RunAll want it to).
+func startingDeadline(spec *platformv1.ScheduleTaskSpec) *int64 {
+	if spec.StartingDeadlineSeconds == nil && spec.MissedRuns == platformv1.MissedRunsSkip {
+		return ptr.To[int64](platformv1.SkipStartingDeadlineSeconds)
+	}
+	return spec.StartingDeadlineSeconds
 }
 
 // jobHistoryMargin is how many more finished Jobs, of each outcome, the

@@ -176,3 +176,25 @@ func TestDesiredCronJob_KeepsMoreJobsThanTheTaskKeepsRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestDesiredCronJob_SkipGivesTheCronJobADeadline(t *testing.T) {
+	// Without one the CronJob controller, back after an outage, starts the
+	// latest missed fire time however late; Skip says not to.
+	for _, tc := range []struct {
+		name     string
+		policy   platformv1.MissedRunsPolicy
+		deadline *int64
+		want     any
+	}{
+		{"Skip without a deadline", platformv1.MissedRunsSkip, nil, float64(platformv1.SkipStartingDeadlineSeconds)},
+		{"Skip with its own", platformv1.MissedRunsSkip, ptr.To[int64](15), float64(15)},
+		{"RunLatest without one", platformv1.MissedRunsRunLatest, nil, nil},
+		{"RunAll with its own", platformv1.MissedRunsRunAll, ptr.To[int64](300), float64(300)},
+	} {
+		task := testutil.NewScheduleTask("ns", "t")
+		task.Spec.MissedRuns, task.Spec.StartingDeadlineSeconds = tc.policy, tc.deadline
+		if got := rendered(t, task)["spec"].(map[string]any)["startingDeadlineSeconds"]; got != tc.want {
+			t.Errorf("%s: startingDeadlineSeconds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

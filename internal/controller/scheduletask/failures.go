@@ -116,19 +116,12 @@ func (r *Reconciler) observeFailures(ctx context.Context, task *platformv1.Sched
 	obs.failures, obs.newestFailure = failureStreak(task, rs.runs)
 	limit := task.Spec.SuspendAfterFailures
 	obs.suspendedAfterFailures = limit > 0 && obs.failures >= limit
-	if obs.suspendedAfterFailures && !wasSuspendedAfterFailures(task) {
+	if obs.suspendedAfterFailures && !task.SuspendedAfterFailures() {
 		ctrl.LoggerFrom(ctx).Info("Suspending the schedule after repeated failures", "failures", obs.failures)
 		r.Recorder.Eventf(task, obs.newestFailure, corev1.EventTypeWarning, EventSuspendedAfterFailures, "Suspend",
 			"%s", suspendedMessage(task, obs))
 	}
 	return nil
-}
-
-// wasSuspendedAfterFailures reports whether the stored status says the
-// operator had suspended the task, so the event goes out on the change only.
-func wasSuspendedAfterFailures(task *platformv1.ScheduleTask) bool {
-	c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionReady)
-	return c != nil && c.Reason == platformv1.ReasonSuspendedAfterFailures
 }
 
 // suspendedMessage says why the task is suspended and how to resume it.

@@ -65,6 +65,7 @@ type taskCollector struct {
 	nextRun     *prometheus.Desc
 	failures    *prometheus.Desc
 	fresh       *prometheus.Desc
+	missed      *prometheus.Desc
 }
 
 // RegisterMetrics registers the platform_operator_scheduletasks gauge and
@@ -84,10 +85,13 @@ func RegisterMetrics(reader client.Reader) error {
 			"When the task's schedule fires next (status.nextScheduleTime), in seconds since the epoch; no series while it is suspended.",
 			perTask, nil),
 		failures: prometheus.NewDesc(metrics.Namespace+"_scheduletask_consecutive_failures",
-			"How many runs of the task failed in a row since its last success or resume (status.consecutiveFailures).",
+			"How many runs of the task failed in a row since its last success or resume (status.consecutiveFailures); no series while none did.",
 			perTask, nil),
 		fresh: prometheus.NewDesc(metrics.Namespace+"_scheduletask_fresh",
 			"1 while a run of the task succeeded within its staleAfterSeconds, 0 when none did (the Fresh condition); only tasks with staleAfterSeconds have a series.",
+			perTask, nil),
+		missed: prometheus.NewDesc(metrics.Namespace+"_scheduletask_missed_runs_total",
+			"Fire times of the task at which no run could start, the CronJob controller being down (status.missedRuns), since the task was created; no series until one was missed.",
 			perTask, nil),
 	})
 }
@@ -99,6 +103,7 @@ func (c *taskCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.nextRun
 	ch <- c.failures
 	ch <- c.fresh
+	ch <- c.missed
 }
 
 // Collect implements prometheus.Collector.
@@ -122,7 +127,17 @@ func (c *taskCollector) Collect(ch chan<- prometheus.Metric) {
 		if t := st.Status.NextScheduleTime; t != nil {
 			ch <- prometheus.MustNewConstMetric(c.nextRun, prometheus.GaugeValue, float64(t.Unix()), st.Namespace, st.Name)
 		}
-		ch <- prometheus.MustNewConstMetric(c.failures, prometheus.GaugeValue, float64(st.Status.ConsecutiveFailures), st.Namespace, st.Name)
+		// The failure streak and the missed runs are 0 for most tasks, and
+		// a series for each of those would cost every scrape (its garbage
+		// is most of a scrape's) for nothing: the alerts need only the
+		// tasks that have one (ScheduleTaskMissedRuns compares with the
+		// series' absence an hour before).
+		if n := st.Status.ConsecutiveFailures; n > 0 {
+			ch <- prometheus.MustNewConstMetric(c.failures, prometheus.GaugeValue, float64(n), st.Namespace, st.Name)
+		}
+		if n := st.Status.MissedRuns; n > 0 {
+			ch <- prometheus.MustNewConstMetric(c.missed, prometheus.CounterValue, float64(n), st.Namespace, st.Name)
+		}
 		if f := meta.FindStatusCondition(st.Status.Conditions, platformv1.ConditionFresh); f != nil && st.Spec.StaleAfterSeconds > 0 {
 			v := 0.0
 			if f.Status == metav1.ConditionTrue {

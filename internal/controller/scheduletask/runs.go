@@ -70,8 +70,8 @@ type runSet struct {
 	// unadopted are the manual runs naming the task that another object
 	// controls, so the task cannot adopt (or start) them.
 	unadopted []string
-	// backfillWaits: a backfill run of this pass waits for an active run,
-	// so the later ones (newer fire times) wait too, unread.
+	// backfillWaits: a backfill or catch-up run of this pass waits for an
+	// active run, so the later ones (newer fire times) wait too, unread.
 	backfillWaits bool
 }
 
@@ -91,11 +91,15 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 			return err
 		}
 	}
+	if err := r.reconcileMissedRuns(ctx, task, obs); err != nil {
+		return err
+	}
 	if err := r.requestRunNow(ctx, task, rs); err != nil {
 		return err
 	}
-	// Oldest first: backfill runs that wait for one another (a Forbid
-	// task's) then start in the order of the fire times they stand for.
+	// Oldest first: backfill and catch-up runs that wait for one another
+	// (a Forbid task's) then start in the order of the fire times they
+	// stand for.
 	pending := slices.Clone(rs.runs)
 	slices.SortStableFunc(pending, func(a, b *platformv1.TaskRun) int {
 		if c := a.DueTime().Compare(b.DueTime()); c != 0 {
@@ -110,7 +114,7 @@ func (r *Reconciler) reconcileRuns(ctx context.Context, task *platformv1.Schedul
 		if foreignControlled(task, tr) {
 			continue // listed in rs.unadopted
 		}
-		if rs.backfillWaits && tr.Spec.Trigger == platformv1.TriggerBackfill {
+		if rs.backfillWaits && waitsItsTurn(tr) {
 			continue
 		}
 		if err := r.startManualRun(ctx, task, obs.cronJob, rs, tr); err != nil {
@@ -415,15 +419,15 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 	if err != nil {
 		return err
 	}
-	jobName := manualJobName(tr)
+	jobName := runJobName(task, tr)
 	// Another run is active unless the only active Job is this run's own
 	// (started by an earlier pass that failed before recording it).
 	othersActive := len(active) > 1 || len(active) == 1 && active[0].Name != jobName
-	if othersActive && tr.Spec.Trigger == platformv1.TriggerBackfill && concurrencyPolicy(&task.Spec) != platformv1.AllowConcurrent {
-		// A backfill run waits its turn rather than being refused, or
+	if othersActive && waitsItsTurn(tr) && concurrencyPolicy(&task.Spec) != platformv1.AllowConcurrent {
+		// A backfill or catch-up run waits its turn rather than being refused, or
 		// replacing the run in progress: the end of that run's Job wakes the
 		// task, and the oldest waiting run starts then.
-		log.V(1).Info("Backfill run waits for the active run", "activeJob", active[0].Name)
+		log.V(1).Info("Run waits for the active run", "activeJob", active[0].Name)
 		rs.backfillWaits = true
 		return nil
 	}
@@ -457,6 +461,10 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 	job := jobFromTemplate(full, jobName)
 	r.applyRun(task, job, live)
 	job.Annotations[platformv1.TaskRunUIDAnnotation] = string(tr.UID)
+	if tr.Spec.Trigger == platformv1.TriggerCatchUp && tr.Spec.ScheduledTime != nil {
+		// As on the CronJob's own Jobs: the fire time the Job stands for.
+		job.Annotations[batchv1.CronJobScheduledTimestampAnnotation] = tr.Spec.ScheduledTime.UTC().Format(time.RFC3339)
+	}
 	tracing.Annotate(ctx, job.Annotations)
 	err = r.Create(ctx, job)
 	if apierrors.IsAlreadyExists(err) {

@@ -48,6 +48,9 @@ type observation struct {
 	// suspendedAfterFailures: the streak reached suspendAfterFailures, so
 	// the CronJob is suspended.
 	suspendedAfterFailures bool
+	// missed is what the pass made of missed fire times; nil when it did
+	// not get that far, and the stored count stands.
+	missed *missedObservation
 }
 
 // wakeAt asks for the next pass in d at the latest.
@@ -67,6 +70,14 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 		Conditions:          slices.Clone(task.Status.Conditions),
 		TriggerCount:        task.Status.TriggerCount,
 		ConsecutiveFailures: obs.failures,
+		// Missed fire times, like the run count, cannot be observed again
+		// once passed: they are carried, and added to by the pass.
+		MissedRuns:            task.Status.MissedRuns,
+		LastMissedTime:        task.Status.LastMissedTime,
+		MissedRunsCheckedTime: task.Status.MissedRunsCheckedTime,
+	}
+	if m := obs.missed; m != nil {
+		st.MissedRuns, st.LastMissedTime, st.MissedRunsCheckedTime = m.total, m.last, m.checked
 	}
 	if cj := obs.cronJob; cj != nil {
 		st.LastScheduleTime = cj.Status.LastScheduleTime

@@ -129,7 +129,7 @@ func (w *TaskRunWebhook) ValidateCreate(ctx context.Context, tr *platformv1.Task
 	var errs field.ErrorList
 	if tr.Spec.Trigger != platformv1.TriggerManual && tr.Spec.Trigger != platformv1.TriggerBackfill {
 		errs = append(errs, field.Invalid(spec.Child("trigger"), string(tr.Spec.Trigger),
-			"must be Manual or Backfill: only the operator records scheduled runs"))
+			"must be Manual or Backfill: only the operator records scheduled and catch-up runs"))
 	}
 	if tr.Spec.JobRef != nil {
 		errs = append(errs, field.Invalid(spec.Child("jobRef"), tr.Spec.JobRef.Name,
@@ -137,7 +137,7 @@ func (w *TaskRunWebhook) ValidateCreate(ctx context.Context, tr *platformv1.Task
 	}
 	if tr.Spec.ScheduledTime != nil && tr.Spec.Trigger != platformv1.TriggerBackfill {
 		errs = append(errs, field.Invalid(spec.Child("scheduledTime"), tr.Spec.ScheduledTime.UTC().String(),
-			"must be empty: only scheduled and backfill runs have a scheduled time"))
+			"must be empty: only scheduled, catch-up and backfill runs have a scheduled time"))
 	}
 	var task *platformv1.ScheduleTask
 	if tr.Spec.ScheduleTaskName != "" {
