@@ -121,7 +121,7 @@ func TestMissedRuns_EachPolicyRunsWhatItPromisesAfterTheControllerManagerWasDown
 			g.Expect(own.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, st)).To(Succeed())
 			g.Expect(st.Status.MissedRuns).To(Equal(n), "status.missedRuns of %s", name)
 		}
-	}).WithTimeout(fire(4).Add(minuteTimeout).Sub(time.Now())).WithPolling(2 * time.Second).Should(Succeed())
+	}).WithTimeout(time.Until(fire(4).Add(minuteTimeout))).WithPolling(2 * time.Second).Should(Succeed())
 
 	// Each fire time once: one TaskRun and one Job, the catch-up ones by
 	// the CronJob's names and with the trigger CatchUp.

@@ -131,7 +131,9 @@ func TestMetrics_EndpointServesTheProjectsMetricsToAnAuthorizedToken(t *testing.
 		testutil.WithBackoffLimit(0), kwokPod(3, "")))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "failing-now", "failing"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		for name, phase := range map[string]platformv1.TaskRunPhase{"counted-now": platformv1.TaskRunSucceeded, "failing-now": platformv1.TaskRunFailed} {
+		want := map[string]platformv1.TaskRunPhase{
+			"counted-now": platformv1.TaskRunSucceeded, "failing-now": platformv1.TaskRunFailed}
+		for name, phase := range want {
 			tr := &platformv1.TaskRun{}
 			g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, tr)).To(Succeed())
 			g.Expect(tr.Status.Phase).To(Equal(phase), name)

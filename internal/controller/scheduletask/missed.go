@@ -211,7 +211,7 @@ func (r *Reconciler) reconcileMissedRuns(ctx context.Context, task *platformv1.S
 	}
 	ctrl.LoggerFrom(ctx).Info("The CronJob missed fire times", "missed", len(missed), "policy", policy, "catchUp", len(catchUp))
 	r.Recorder.Eventf(task, nil, corev1.EventTypeWarning, EventMissedRuns, "Schedule", "%s",
-		missedMessage(missed, more, len(catchUp), policy))
+		missedMessage(missed, more, newestScheduled(obs).Time, len(catchUp), policy))
 	for _, t := range catchUp {
 		if err := r.recordCatchUp(ctx, task, obs.runs, t); err != nil {
 			return err
@@ -220,9 +220,10 @@ func (r *Reconciler) reconcileMissedRuns(ctx context.Context, task *platformv1.S
 	return nil
 }
 
-// missedMessage says which fire times were missed and what the policy does
-// with them; it names at most maxNamedTimes of them.
-func missedMessage(missed []time.Time, more bool, catchUp int, policy platformv1.MissedRunsPolicy) string {
+// missedMessage says which fire times were missed, the run the CronJob
+// started after them (at latest), and what the policy does with them; it
+// names at most maxNamedTimes of them.
+func missedMessage(missed []time.Time, more bool, latest time.Time, catchUp int, policy platformv1.MissedRunsPolicy) string {
 	const maxNamedTimes = 5
 	names := make([]string, 0, maxNamedTimes)
 	for _, t := range missed[:min(len(missed), maxNamedTimes)] {
@@ -236,14 +237,13 @@ func missedMessage(missed []time.Time, more bool, catchUp int, policy platformv1
 	if more {
 		count = "over " + count
 	}
-	msg := fmt.Sprintf("No run started at %s fire times (%s): the CronJob controller was not running then; ", count, list)
+	msg := fmt.Sprintf("No run started at %s fire times (%s): the CronJob controller was not running then; "+
+		"the next run it started is the one of %s. ", count, list, latest.UTC().Format(time.RFC3339))
 	switch policy {
 	case platformv1.MissedRunsRunAll:
-		return msg + fmt.Sprintf("starting %d of them as CatchUp runs, oldest first (missedRuns RunAll)", catchUp)
-	case platformv1.MissedRunsSkip:
-		return msg + "they are skipped (missedRuns Skip)"
+		return msg + fmt.Sprintf("Starting %d of them as CatchUp runs, oldest first (missedRuns RunAll)", catchUp)
 	default:
-		return msg + "they are skipped, only the latest fire time runs, late (missedRuns RunLatest)"
+		return msg + fmt.Sprintf("They are skipped (missedRuns %s)", policy)
 	}
 }
 

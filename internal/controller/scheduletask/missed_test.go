@@ -129,21 +129,23 @@ func TestObserveMissedRuns_StopsCountingAtTheScanBound(t *testing.T) {
 	if !obs.missed.checked.Time.Equal(now.Truncate(time.Minute)) {
 		t.Errorf("checked %v: the gap must be closed even when it was too long to count", obs.missed.checked)
 	}
-	if msg := missedMessage(missed, more, 0, platformv1.MissedRunsSkip); !strings.Contains(msg, "over 50000 fire times") {
+	if msg := missedMessage(missed, more, now, 0, platformv1.MissedRunsSkip); !strings.Contains(msg, "over 50000 fire times") {
 		t.Errorf("message %q does not say the count is a floor", msg)
 	}
 }
 
-func TestMissedMessage_NamesTheTimesAndWhatThePolicyDoes(t *testing.T) {
+func TestMissedMessage_NamesTheTimesTheNextRunAndWhatThePolicyDoes(t *testing.T) {
 	times := []time.Time{now.Add(-3 * time.Minute), now.Add(-2 * time.Minute)}
 	for policy, want := range map[platformv1.MissedRunsPolicy]string{
-		platformv1.MissedRunsRunAll:    "starting 2 of them as CatchUp runs",
-		platformv1.MissedRunsSkip:      "they are skipped (missedRuns Skip)",
-		platformv1.MissedRunsRunLatest: "only the latest fire time runs, late",
+		platformv1.MissedRunsRunAll:    "Starting 2 of them as CatchUp runs",
+		platformv1.MissedRunsSkip:      "They are skipped (missedRuns Skip)",
+		platformv1.MissedRunsRunLatest: "They are skipped (missedRuns RunLatest)",
 	} {
-		msg := missedMessage(times, false, 2, policy)
-		if !strings.Contains(msg, want) || !strings.Contains(msg, times[0].UTC().Format(time.RFC3339)) {
-			t.Errorf("%s: %q, want it to name the times and say %q", policy, msg, want)
+		msg := missedMessage(times, false, now, 2, policy)
+		for _, part := range []string{want, times[0].UTC().Format(time.RFC3339), "the one of " + now.UTC().Format(time.RFC3339)} {
+			if !strings.Contains(msg, part) {
+				t.Errorf("%s: %q does not say %q", policy, msg, part)
+			}
 		}
 	}
 }
