@@ -211,7 +211,8 @@ func (r *Reconciler) reconcileMissedRuns(ctx context.Context, task *platformv1.S
 	}
 	ctrl.LoggerFrom(ctx).Info("The CronJob missed fire times", "missed", len(missed), "policy", policy, "catchUp", len(catchUp))
 	r.Recorder.Eventf(task, nil, corev1.EventTypeWarning, EventMissedRuns, "Schedule", "%s",
-		missedMessage(missed, more, newestScheduled(obs).Time, len(catchUp), policy))
+		// After a gap, the status accounts up to the run that ended it.
+		missedMessage(missed, more, obs.missed.checked.Time, len(catchUp), policy))
 	for _, t := range catchUp {
 		if err := r.recordCatchUp(ctx, task, obs.runs, t); err != nil {
 			return err

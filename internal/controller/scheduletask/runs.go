@@ -479,20 +479,13 @@ func (r *Reconciler) startManualRun(ctx context.Context, task *platformv1.Schedu
 		return fmt.Errorf("create Job %s: %w", job.Name, err)
 	} else {
 		log.Info("Started manual run", "job", klog.KObj(job))
-		// "Manual run ...", "Backfill run ...", "CatchUp run ...".
+		// "Manual run ...", "Backfill run ...", "CatchUp run ...": the
+		// schema defaults the trigger, so it is always set.
 		r.Recorder.Eventf(task, tr, corev1.EventTypeNormal, EventRunStarted, "Start",
-			"%s run %s started (Job %s)", runTrigger(tr), tr.Name, job.Name)
+			"%s run %s started (Job %s)", tr.Spec.Trigger, tr.Name, job.Name)
 	}
 	rs.jobs = append(rs.jobs, job)
 	return r.setJobRef(ctx, tr, job)
-}
-
-// runTrigger is the trigger of a run the operator starts, Manual when unset.
-func runTrigger(tr *platformv1.TaskRun) platformv1.Trigger {
-	if tr.Spec.Trigger == "" {
-		return platformv1.TriggerManual
-	}
-	return tr.Spec.Trigger
 }
 
 // applyRun makes the task's container in the Job of a run the operator
