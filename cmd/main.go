@@ -49,6 +49,7 @@ import (
 	"github.com/example/platform-operator/internal/controller"
 	"github.com/example/platform-operator/internal/controller/taskrun"
 	opmetrics "github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/tracing"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
@@ -94,6 +95,7 @@ type options struct {
 	manualRunGrace          time.Duration
 	prometheusAddress       string
 	gcPercent               int
+	watchNamespaces         string
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -155,6 +157,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How far, in percent, the Go heap may grow past what is live before a collection (Go's GOGC, which wins "+
 			"when set). The heap is mostly the cache, which changes little, so a low value keeps memory near the "+
 			"cache's size for a little CPU; 100 is Go's default, -1 turns collection off.")
+	fs.StringVar(&o.watchNamespaces, "watch-namespaces", os.Getenv("WATCH_NAMESPACES"),
+		"Comma-separated namespaces the manager serves: it caches, reconciles and admits objects in those only, "+
+			"and needs rights (Roles) in those only. Empty: every namespace. Default: the WATCH_NAMESPACES "+
+			"environment variable, which OLM fills from its target namespaces.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 }
@@ -252,6 +258,15 @@ func main() {
 		os.Exit(1)
 	}
 	cacheOpts.SyncPeriod = &o.syncPeriod
+	served, err := namespaces.Parse(o.watchNamespaces)
+	if err != nil {
+		setupLog.Error(err, "Invalid --watch-namespaces")
+		os.Exit(1)
+	}
+	cacheOpts.DefaultNamespaces = served.CacheNamespaces()
+	if !served.All() {
+		setupLog.Info("Serving only some namespaces", "namespaces", served.Names())
+	}
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   cacheOpts,
@@ -313,7 +328,7 @@ func main() {
 			case <-ctx.Done():
 				return
 			}
-			if err := webhookv1.Setup(mgr); err != nil {
+			if err := webhookv1.Setup(mgr, served); err != nil {
 				setupLog.Error(err, "Failed to set up webhooks")
 				os.Exit(1)
 			}

@@ -72,6 +72,9 @@ type ClusterOptions struct {
 	// KwokctlArgs are extra `kwokctl create cluster` flags, such as
 	// --disable-qps-limits.
 	KwokctlArgs []string
+	// NoCRDs leaves the project's CRDs out, for a test that installs them
+	// itself (Helm must own the CRDs it installs).
+	NoCRDs bool
 }
 
 // NewCluster returns the cluster called name, not yet created, for the
@@ -106,6 +109,9 @@ func (c *Cluster) Up(ctx context.Context) error {
 		return fmt.Errorf("creating client for cluster %s: %w", c.Name, err)
 	}
 	c.Config = cfg
+	if c.Options.NoCRDs {
+		return nil
+	}
 	crds := filepath.Join(c.Repo, "config", "crd", "bases")
 	if err := c.Kubectl(ctx, nil, "apply", "--server-side", "-f", crds); err != nil {
 		return fmt.Errorf("installing CRDs into cluster %s: %w", c.Name, err)

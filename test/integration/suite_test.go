@@ -44,6 +44,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
 )
@@ -149,7 +150,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := webhookv1.Setup(mgr); err != nil {
+	if err := webhookv1.Setup(mgr, namespaces.Set{}); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: webhooks:", err)
 		cancel()
 		return 1

@@ -9,3 +9,20 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{ toYaml . }}
 {{- end }}
 {{- end }}
+
+{{/*
+The webhooks' namespaceSelector: the served namespaces with watchNamespaces,
+so the API server never calls the webhooks about objects elsewhere; every
+namespace otherwise.
+*/}}
+{{- define "platform-operator.namespaceSelector" -}}
+{{- if .Values.watchNamespaces -}}
+matchExpressions:
+- key: kubernetes.io/metadata.name
+  operator: In
+  values:
+  {{- toYaml .Values.watchNamespaces | nindent 2 }}
+{{- else -}}
+{}
+{{- end }}
+{{- end }}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -53,11 +54,14 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// Scheme returns a scheme with the Kubernetes built-in types and every
-// version of the project's API.
+// Scheme returns a scheme with the Kubernetes built-in types, CRDs (which
+// the install tests read back) and every version of the project's API.
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
+		panic(err)
+	}
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
 		panic(err)
 	}
 	if err := platformv1.AddToScheme(s); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,15 +66,20 @@ const AllowedTTL = 10 * time.Second
 // server's webhook authorizer uses it.
 var allowedAnswers = cache.NewLRUExpireCache(4096)
 
-// allowed asks the API server (a SubjectAccessReview) whether the user may do
-// what attrs say. The review carries the user's groups, UID and extra, so
-// impersonated and service-account users are judged as themselves. An
-// allowed answer is kept for AllowedTTL, keyed by the whole review.
+// allowed asks the API server whether the user may do what attrs say, in
+// attrs' namespace: a LocalSubjectAccessReview, which a Role in that
+// namespace lets the manager create, so that a manager serving a few
+// namespaces needs no cluster-wide right to ask. The review carries the
+// user's groups, UID and extra, so impersonated and service-account users
+// are judged as themselves. An allowed answer is kept for AllowedTTL, keyed
+// by the whole review.
 func allowed(ctx context.Context, c client.Client, u authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, error) {
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: u.Username, Groups: u.Groups, UID: u.UID, Extra: map[string]authorizationv1.ExtraValue{},
-		ResourceAttributes: &attrs,
-	}}
+	sar := &authorizationv1.LocalSubjectAccessReview{
+		ObjectMeta: metav1.ObjectMeta{Namespace: attrs.Namespace},
+		Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: u.Username, Groups: u.Groups, UID: u.UID, Extra: map[string]authorizationv1.ExtraValue{},
+			ResourceAttributes: &attrs,
+		}}
 	for k, vals := range u.Extra {
 		sar.Spec.Extra[k] = authorizationv1.ExtraValue(vals)
 	}

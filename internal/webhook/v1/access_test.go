@@ -18,6 +18,7 @@ package v1
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -40,7 +41,11 @@ type reviewer struct {
 func (r *reviewer) client() client.Client {
 	return fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(_ context.Context, _ client.WithWatch, obj client.Object, _ ...client.CreateOption) error {
-			sar := obj.(*authorizationv1.SubjectAccessReview)
+			sar := obj.(*authorizationv1.LocalSubjectAccessReview)
+			if sar.Namespace != sar.Spec.ResourceAttributes.Namespace {
+				return fmt.Errorf("review in namespace %q about namespace %q: the API server refuses it",
+					sar.Namespace, sar.Spec.ResourceAttributes.Namespace)
+			}
 			r.asked++
 			sar.Status.Allowed = r.allowedUsers[sar.Spec.User]
 			return nil

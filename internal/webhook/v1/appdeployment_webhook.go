@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/validation"
 )
 
@@ -232,10 +233,10 @@ func (v *AppDeploymentWebhook) mayNotCreateDeployments(ctx context.Context, u au
 
 // SetupAppDeploymentWebhook registers the AppDeployment webhooks with the
 // manager.
-func SetupAppDeploymentWebhook(mgr ctrl.Manager) error {
+func SetupAppDeploymentWebhook(mgr ctrl.Manager, served namespaces.Set) error {
 	v := &AppDeploymentWebhook{Client: mgr.GetClient()}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.AppDeployment{}).
-		WithValidator(v).
-		WithDefaulter(v).
+		WithValidator(servedValidator[*platformv1.AppDeployment]{served, v}).
+		WithDefaulter(servedDefaulter[*platformv1.AppDeployment]{served, v}).
 		Complete()
 }

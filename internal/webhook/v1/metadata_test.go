@@ -83,7 +83,7 @@ func TestMatchConditions_NameEveryInterpretedKey(t *testing.T) {
 type allowAll struct{ client.Client }
 
 func (allowAll) Create(_ context.Context, obj client.Object, _ ...client.CreateOption) error {
-	obj.(*authorizationv1.SubjectAccessReview).Status.Allowed = true
+	obj.(*authorizationv1.LocalSubjectAccessReview).Status.Allowed = true
 	return nil
 }
 

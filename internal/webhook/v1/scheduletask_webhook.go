@@ -41,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/validation"
 )
 
@@ -52,7 +53,7 @@ import (
 //
 // +kubebuilder:webhook:path=/validate-platform-example-com-v1-scheduletask,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=vscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/run-now', 'platform.example.com/run-now-requested-by'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
 // +kubebuilder:webhook:path=/mutate-platform-example-com-v1-scheduletask,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=mscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"create-or-run-now-change","expression":"request.operation == 'CREATE' || object.metadata.?annotations[?'platform.example.com/run-now'] != oldObject.metadata.?annotations[?'platform.example.com/run-now']"}]}`
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=localsubjectaccessreviews,verbs=create
 
 // ScheduleTaskWebhook rejects ScheduleTasks that the schema cannot judge,
 // and those that would let their author run a workload they could not
@@ -223,10 +224,10 @@ func onlyForbidden(errs field.ErrorList) bool {
 }
 
 // SetupScheduleTaskWebhook registers the ScheduleTask webhooks with the manager.
-func SetupScheduleTaskWebhook(mgr ctrl.Manager) error {
+func SetupScheduleTaskWebhook(mgr ctrl.Manager, served namespaces.Set) error {
 	v := &ScheduleTaskWebhook{Client: mgr.GetClient()}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.ScheduleTask{}).
-		WithValidator(v).
-		WithDefaulter(v).
+		WithValidator(servedValidator[*platformv1.ScheduleTask]{served, v}).
+		WithDefaulter(servedDefaulter[*platformv1.ScheduleTask]{served, v}).
 		Complete()
 }

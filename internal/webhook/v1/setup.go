@@ -24,24 +24,27 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/example/platform-operator/internal/namespaces"
 )
 
 // Setup registers every v1 webhook. The TaskRun webhook tells the operator's
 // own requests from its users' by the manager's user name, which it asks the
 // API server for (a SelfSubjectReview) on the first TaskRun it admits: in a
-// cluster or out of one, and without a request at start-up.
-func Setup(mgr ctrl.Manager) error {
+// cluster or out of one, and without a request at start-up. Objects outside
+// the served namespaces are admitted unjudged (see servedDefaulter).
+func Setup(mgr ctrl.Manager, served namespaces.Set) error {
 	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
 	}
-	if err := SetupScheduleTaskWebhook(mgr); err != nil {
+	if err := SetupScheduleTaskWebhook(mgr, served); err != nil {
 		return fmt.Errorf("set up ScheduleTask webhook: %w", err)
 	}
-	if err := SetupAppDeploymentWebhook(mgr); err != nil {
+	if err := SetupAppDeploymentWebhook(mgr, served); err != nil {
 		return fmt.Errorf("set up AppDeployment webhook: %w", err)
 	}
-	if err := SetupTaskRunWebhook(mgr, onceOK(func(ctx context.Context) (string, error) {
+	if err := SetupTaskRunWebhook(mgr, served, onceOK(func(ctx context.Context) (string, error) {
 		user, err := WhoAmI(ctx, c)
 		if err == nil {
 			ctrl.LoggerFrom(ctx).Info("Operator identity for admission", "user", user)

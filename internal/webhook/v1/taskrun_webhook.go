@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/validation"
 )
 
@@ -326,10 +327,10 @@ func (w *TaskRunWebhook) byOperator(ctx context.Context) (bool, error) {
 }
 
 // SetupTaskRunWebhook registers the TaskRun webhooks with the manager.
-func SetupTaskRunWebhook(mgr ctrl.Manager, operatorUser func(context.Context) (string, error)) error {
+func SetupTaskRunWebhook(mgr ctrl.Manager, served namespaces.Set, operatorUser func(context.Context) (string, error)) error {
 	w := &TaskRunWebhook{Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), OperatorUser: operatorUser}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.TaskRun{}).
-		WithValidator(w).
-		WithDefaulter(w).
+		WithValidator(servedValidator[*platformv1.TaskRun]{served, w}).
+		WithDefaulter(servedDefaulter[*platformv1.TaskRun]{served, w}).
 		Complete()
 }

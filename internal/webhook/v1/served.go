@@ -1,0 +1,76 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/example/platform-operator/internal/namespaces"
+)
+
+// servedDefaulter defaults only objects in the namespaces the manager
+// serves. The Helm chart scopes the webhook configurations to those
+// namespaces already; this holds where an install does not (a kustomize
+// install run with --watch-namespaces), so that a manager never judges, nor
+// asks access reviews about, objects it will not reconcile.
+type servedDefaulter[T client.Object] struct {
+	served namespaces.Set
+	next   admission.Defaulter[T]
+}
+
+// Default defaults obj when its namespace is served and leaves it as it is
+// otherwise.
+func (d servedDefaulter[T]) Default(ctx context.Context, obj T) error {
+	if !d.served.Serves(obj.GetNamespace()) {
+		return nil
+	}
+	return d.next.Default(ctx, obj)
+}
+
+// servedValidator validates only objects in the namespaces the manager
+// serves and admits the others unjudged; see servedDefaulter.
+type servedValidator[T client.Object] struct {
+	served namespaces.Set
+	next   admission.Validator[T]
+}
+
+// ValidateCreate validates obj when its namespace is served.
+func (v servedValidator[T]) ValidateCreate(ctx context.Context, obj T) (admission.Warnings, error) {
+	if !v.served.Serves(obj.GetNamespace()) {
+		return nil, nil
+	}
+	return v.next.ValidateCreate(ctx, obj)
+}
+
+// ValidateUpdate validates the change when the object's namespace is served.
+func (v servedValidator[T]) ValidateUpdate(ctx context.Context, oldObj, newObj T) (admission.Warnings, error) {
+	if !v.served.Serves(newObj.GetNamespace()) {
+		return nil, nil
+	}
+	return v.next.ValidateUpdate(ctx, oldObj, newObj)
+}
+
+// ValidateDelete validates the delete when the object's namespace is served.
+func (v servedValidator[T]) ValidateDelete(ctx context.Context, obj T) (admission.Warnings, error) {
+	if !v.served.Serves(obj.GetNamespace()) {
+		return nil, nil
+	}
+	return v.next.ValidateDelete(ctx, obj)
+}
