@@ -5,8 +5,8 @@
 # kubectl), etcd, kwok and the code generators are built from Go modules
 # into bin/ by `make tools`; nothing downloads a prebuilt binary.
 
-# Image the deploy targets use; build it with `make docker-build` where a
-# container engine exists.
+# Image the deploy targets use; build and push it with `make image-push`
+# (Go alone), or `make docker-build` where a container engine exists.
 IMG ?= controller:latest
 
 # Setting SHELL to bash allows bash commands to be executed by recipes.
@@ -24,6 +24,7 @@ GOTESTSUM ?= $(LOCALBIN)/gotestsum
 PROMETHEUS ?= $(LOCALBIN)/prometheus
 PROMTOOL ?= $(LOCALBIN)/promtool
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint
+BUNDLE_TOOL ?= $(LOCALBIN)/bundle-tool
 
 # envtest finds kube-apiserver, etcd and kubectl here.
 export KUBEBUILDER_ASSETS ?= $(LOCALBIN)
@@ -80,7 +81,7 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply the fixes its linters 
 	"$(GOLANGCI_LINT)" run --fix ./...
 
 .PHONY: verify
-verify: manifests generate $(GOLANGCI_LINT) ## Fail when generated code or manifests are stale, code is unformatted, vet or golangci-lint complains or a go.mod is untidy.
+verify: manifests generate bundle $(GOLANGCI_LINT) ## Fail when generated code, manifests or the OLM bundle are stale, code is unformatted, vet or golangci-lint complains or a go.mod is untidy.
 	@hack/verify.sh
 
 ##@ Test
@@ -98,6 +99,7 @@ test: tools ## Run every test layer: unit, integration (envtest), e2e, a small b
 test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
 	@echo "=== layer: unit"
 	"$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) $(UNIT_PKGS)
+	cd hack/bundle && "$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) ./...
 
 .PHONY: test-rules
 test-rules: $(PROMTOOL) ## Check the Prometheus alert rules and run their unit tests with promtool.
@@ -177,6 +179,27 @@ cluster-down: ## Delete the local kwok development cluster.
 docker-build: ## Build the manager image (needs a container engine).
 	docker build -t $(IMG) .
 
+# The manager image `make image` builds with Go alone (hack/image): where the
+# OCI image layout goes, the platforms, and the version, commit and commit
+# time it is labelled with. The commit time is every time stamp in the
+# image, so two builds of one commit are the same image.
+IMAGE_LAYOUT ?= dist/image
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE_REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_FLAGS = -layout "$(IMAGE_LAYOUT)" -platforms "$(IMAGE_PLATFORMS)" -version "$(IMAGE_VERSION)" \
+	-revision "$(IMAGE_REVISION)" -created "$(SOURCE_DATE_EPOCH)"
+
+.PHONY: image
+image: ## Build the manager image (linux/amd64 and linux/arm64, non-root, no shell, SBOM inside) with Go alone into the OCI layout dist/image; prints its digest.
+	go run ./hack/image $(IMAGE_FLAGS)
+
+.PHONY: image-push
+image-push: ## Build the manager image and push it to IMG=<registry>/<repository>:<tag>, its SBOMs as OCI referrers beside it (credentials: docker config, credential helpers).
+	@if [ "$(IMG)" = controller:latest ]; then echo "image-push: set IMG=<registry>/platform-operator:<tag>" >&2; exit 1; fi
+	go run ./hack/image $(IMAGE_FLAGS) -push "$(IMG)"
+
 .PHONY: build-installer
 build-installer: manifests generate $(KUBECTL) ## Write a single install manifest (CRDs and deployment) to dist/install.yaml.
 	mkdir -p dist
@@ -204,7 +227,15 @@ deploy: manifests $(KUBECTL) ## Deploy the operator (image IMG) to the cluster o
 undeploy: $(KUBECTL) ## Remove the operator from the cluster of the current kubeconfig.
 	"$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -k config/default
 
+##@ OLM
+
+.PHONY: bundle
+bundle: manifests $(KUBECTL) $(BUNDLE_TOOL) ## Write the OLM bundle (bundle/: CSV, CRDs, metadata, bundle.Dockerfile) from config/default, config/samples and config/manifests for image IMG, then validate it.
+	"$(BUNDLE_TOOL)" generate -kubectl "$(KUBECTL)" -image "$(IMG)" -out bundle
+	"$(BUNDLE_TOOL)" validate bundle
+
 ##@ Tools
+
 
 # The tools are built from hack/tools/go.mod, a module of its own that the
 # operator never imports. One `go build` builds them all so the linker runs in
@@ -223,7 +254,7 @@ TOOLS_PKGS := \
 	gotest.tools/gotestsum
 
 .PHONY: tools
-tools: $(TOOLS_STAMP) $(PROMETHEUS) $(PROMTOOL) $(GOLANGCI_LINT) ## Build the control plane, etcd, kwok, controller-gen, helm, gotestsum, Prometheus, promtool and golangci-lint into bin/ (no-op when built).
+tools: $(TOOLS_STAMP) $(PROMETHEUS) $(PROMTOOL) $(GOLANGCI_LINT) $(BUNDLE_TOOL) ## Build the control plane, etcd, kwok, controller-gen, helm, gotestsum, Prometheus, promtool, golangci-lint and the OLM bundle tool into bin/ (no-op when built).
 
 $(TOOLS_STAMP): hack/tools/go.mod hack/tools/go.sum hack/tools/etcd/main.go
 	@mkdir -p "$(LOCALBIN)"
@@ -260,4 +291,13 @@ $(GOLANGCI_LINT): hack/tools/lint/go.mod hack/tools/lint/go.sum
 	@mkdir -p "$(LOCALBIN)"
 	@echo "Building golangci-lint with kube-api-linter from hack/tools/lint into $(LOCALBIN) (a few minutes cold)"
 	cd hack/tools/lint && go build -o "$@" sigs.k8s.io/kube-api-linter/cmd/golangci-lint-kube-api-linter
+	@touch "$@"
+
+# The OLM bundle generator and validator (`make bundle`) comes from
+# hack/bundle, a module of its own: the Operator Framework API's dependency
+# graph would otherwise constrain the operator's. go build leaves an
+# up-to-date binary untouched, hence the touch.
+$(BUNDLE_TOOL): hack/bundle/go.mod hack/bundle/go.sum $(filter-out %_test.go,$(wildcard hack/bundle/*.go))
+	@mkdir -p "$(LOCALBIN)"
+	cd hack/bundle && go build -o "$@" .
 	@touch "$@"

@@ -228,11 +228,12 @@ func main() {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
-	webhookServer := webhook.NewServer(webhook.Options{
+	// Each webhook call in a span, the child of the API server's when it traces.
+	webhookServer := tracing.WebhookServer(webhook.NewServer(webhook.Options{
 		TLSOpts: tlsOpts,
 		Port:    o.webhookPort,
 		CertDir: o.webhookCertPath,
-	})
+	}))
 
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,
@@ -249,6 +250,7 @@ func main() {
 	restConfig := ctrl.GetConfigOrDie()
 	restConfig.QPS, restConfig.Burst = float32(o.kubeAPIQPS), o.kubeAPIBurst
 	opmetrics.CountWrites(restConfig)
+	restConfig.Wrap(tracing.Transport)
 	// How long requests wait in the client's own rate limiter, and how long
 	// the API server takes to answer: where the time of a burst goes.
 	ctrlmetrics.RegisterRESTClientMetrics(ctrlmetrics.MetricRequestLatency, ctrlmetrics.MetricRateLimiterLatency)
@@ -294,6 +296,7 @@ func main() {
 		TaskRunWorkers:       o.taskRunWorkers,
 		AppDeploymentWorkers: o.appDeploymentWorkers,
 		SigningKeyNamespace:  o.keyNamespace(),
+		Namespaces:           cacheOpts.DefaultNamespaces,
 		ManualRunGrace:       o.manualRunGrace,
 		PrometheusAddress:    o.prometheusAddress,
 	}); err != nil {

@@ -39,3 +39,8 @@ cp "$rules" "$chart/files/platform-operator.rules.yaml"
 	echo "spec:"
 	grep -v '^#' "$rules" | sed 's/^/  /'
 } > config/prometheus/prometheusrule.yaml
+
+# The Grafana dashboard: config/grafana/platform-operator.json is the one
+# source (config/grafana's kustomization wraps it for kustomize); the chart
+# carries a copy it wraps in a ConfigMap (templates/grafana-dashboard.yaml).
+cp config/grafana/platform-operator.json "$chart/files/platform-operator.json"

@@ -115,7 +115,7 @@ LOGS
 		--kwok-controller-binary "${BIN}/kwok" \
 		--etcd-binary "${BIN}/etcd" \
 		--kubeconfig '' \
-		--wait 1m \
+		--wait 2m \
 		--timeout 5m \
 		"$@" >&2
 

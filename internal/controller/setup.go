@@ -55,6 +55,10 @@ type Options struct {
 	// exist or cannot run before it ends Failed; the TaskRun controller's
 	// default when zero.
 	ManualRunGrace time.Duration
+	// Namespaces are the namespaces the manager serves, as its cache's
+	// DefaultNamespaces (nil: every namespace); the controllers' own caches
+	// keep to them too.
+	Namespaces map[string]cache.Config
 	// PrometheusAddress is the Prometheus the canary analysis queries
 	// (http://host:port); the operator's setting, never a tenant's. Empty:
 	// analysed canaries hold with ProviderError.
@@ -87,7 +91,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	}
 
 	// ScheduleTask: keeps each task's CronJob and records its runs.
-	otherCronJobs, err := reconcileutil.NewOthersCache(mgr, &batchv1.CronJob{})
+	otherCronJobs, err := reconcileutil.NewOthersCache(mgr, o.Namespaces, &batchv1.CronJob{})
 	if err != nil {
 		return err
 	}

@@ -210,11 +210,13 @@ func KeepKeys(m map[string]string, keys ...string) map[string]string {
 // operator never marks with platformv1.RecordedLabel may be given: the
 // manager's cache leaves those out too, and neither cache would show them.
 // The cache is added to mgr, which starts it with its own cache and waits
-// for both to sync before any controller starts.
+// for both to sync before any controller starts. namespaces are those it
+// lists and watches, as cache.Options.DefaultNamespaces: the manager's own,
+// so that a manager serving some namespaces needs no rights beyond them.
 //
 // It costs the manager a few hundred bytes per such object in the cluster, and
 // one watch per kind.
-func NewOthersCache(mgr manager.Manager, objs ...client.Object) (client.Reader, error) {
+func NewOthersCache(mgr manager.Manager, namespaces map[string]cache.Config, objs ...client.Object) (client.Reader, error) {
 	notManaged, err := labels.NewRequirement(platformv1.ManagedByLabel, selection.NotIn,
 		[]string{platformv1.ManagedByValue})
 	if err != nil {
@@ -222,6 +224,7 @@ func NewOthersCache(mgr manager.Manager, objs ...client.Object) (client.Reader, 
 	}
 	c, err := cache.New(mgr.GetConfig(), cache.Options{
 		HTTPClient: mgr.GetHTTPClient(), Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(),
+		DefaultNamespaces:    namespaces,
 		DefaultLabelSelector: labels.NewSelector().Add(*notManaged),
 		DefaultTransform:     namesOnly,
 		// Only the kinds warmed below: a read of another would start an

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel"
@@ -96,5 +97,33 @@ func TestTraceParent_EmptyWithoutATrace(t *testing.T) {
 	Annotate(context.Background(), a)
 	if len(a) != 0 {
 		t.Errorf("untraced run annotated: %v", a)
+	}
+}
+
+func TestSetup_WithAnEndpointInstallsAnExporterNamedForTheOperator(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Cleanup(func() { otel.SetTracerProvider(sdktrace.NewTracerProvider()) })
+	shutdown, err := Setup(context.Background())
+	if err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	defer func() { _ = shutdown(ctx) }()
+	tp, ok := otel.GetTracerProvider().(*sdktrace.TracerProvider)
+	if !ok {
+		t.Fatalf("global tracer provider is a %T, want the SDK's", otel.GetTracerProvider())
+	}
+	_, span := tp.Tracer("test").Start(context.Background(), "s")
+	defer span.End()
+	ro := span.(sdktrace.ReadOnlySpan)
+	var service string
+	for _, kv := range ro.Resource().Attributes() {
+		if kv.Key == "service.name" {
+			service = kv.Value.AsString()
+		}
+	}
+	if service != "platform-operator" {
+		t.Errorf("service.name = %q, want platform-operator", service)
 	}
 }

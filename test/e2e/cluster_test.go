@@ -20,9 +20,12 @@ package e2e
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/example/platform-operator/test/harness"
@@ -42,8 +45,49 @@ var operator *harness.Operator
 // per track of every application on the cluster.
 var prometheus *harness.Prometheus
 
-// TestMain creates the package's kwok cluster and operator, runs the tests
-// and deletes the cluster whatever happens to them.
+// ownClusterOptions lists the tests that need a kwok cluster of their own,
+// with its options: one that stops the controller-manager would stall every
+// other test's runs, Helm must own the CRDs it installs, a namespaced
+// manager's roles have the names of the shared operator's. TestMain creates
+// these clusters one after the other before any test runs, because starting
+// a control plane while the parallel tests keep both cores busy can take
+// longer than kwokctl waits for it.
+var ownClusterOptions = map[string]harness.ClusterOptions{
+	"TestMissedRuns_EachPolicyRunsWhatItPromisesAfterTheControllerManagerWasDown": {},
+	"TestHelm_InstallUpgradeAndUninstallInAnyNamespaceLeaveOnlyTheCRDs":           {NoCRDs: true},
+	"TestNamespacedMode_ServesItsNamespacesWithRolesAndLeavesOthersAlone":         {},
+	tracingTest: {}, // an API server that traces, from startOTLP
+}
+
+// ownClusters holds the clusters of ownClusterOptions that TestMain created:
+// those of the tests that -run selects.
+var ownClusters = map[string]*harness.Cluster{}
+
+// ownCluster returns the cluster TestMain created for t.
+func ownCluster(t *testing.T) *harness.Cluster {
+	t.Helper()
+	c := ownClusters[t.Name()]
+	if c == nil {
+		t.Fatalf("no cluster of its own for %s: list it in ownClusterOptions", t.Name())
+	}
+	return c
+}
+
+// selected reports whether -test.run selects the top-level test name, as
+// far as its first level goes; an invalid pattern selects everything and is
+// left for the testing package to report.
+func selected(name string) bool {
+	pattern := flag.Lookup("test.run").Value.String()
+	if pattern == "" {
+		return true
+	}
+	top, _, _ := strings.Cut(pattern, "/")
+	re, err := regexp.Compile(top)
+	return err != nil || re.MatchString(name)
+}
+
+// TestMain creates the package's kwok clusters and operator, runs the tests
+// and deletes the clusters whatever happens to them.
 func TestMain(m *testing.M) {
 	harness.ReapIfAsked()
 	os.Exit(runSuite(m))
@@ -60,6 +104,26 @@ func runSuite(m *testing.M) int {
 	}
 	defer teardown()
 	cluster = c
+	flag.Parse()
+	stopOTLP, err := startOTLP()
+	if err != nil {
+		harness.Logf("starting the OTLP receiver: %v", err)
+		return 1
+	}
+	defer stopOTLP()
+	for name, opts := range ownClusterOptions {
+		if !selected(name) {
+			continue
+		}
+		short, _, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(name, "Test")), "_")
+		own, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("%s-%08x", short, rand.Uint32()), opts)
+		if err != nil {
+			harness.Logf("%v", err)
+			return 1
+		}
+		defer teardown()
+		ownClusters[name] = own
+	}
 	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
 	if err != nil {
 		harness.Logf("starting the traffic simulator: %v", err)

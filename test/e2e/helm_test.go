@@ -38,7 +38,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/platform-operator/internal/yamldoc"
-	"github.com/example/platform-operator/test/harness"
 )
 
 // TestHelm_InstallUpgradeAndUninstallInAnyNamespaceLeaveOnlyTheCRDs installs
@@ -53,10 +52,7 @@ func TestHelm_InstallUpgradeAndUninstallInAnyNamespaceLeaveOnlyTheCRDs(t *testin
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	own, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("helm-%08x", rand.Uint32()),
-		harness.ClusterOptions{NoCRDs: true})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(teardown)
+	own := ownCluster(t)
 	helm := func(args ...string) (string, error) {
 		cmd := exec.CommandContext(ctx, filepath.Join(own.Repo, "bin", "helm"),
 			append(args, "--kubeconfig", own.Kubeconfig)...)

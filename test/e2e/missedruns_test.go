@@ -21,7 +21,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -59,9 +58,7 @@ func TestMissedRuns_EachPolicyRunsWhatItPromisesAfterTheControllerManagerWasDown
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	own, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("missed-%08x", rand.Uint32()), harness.ClusterOptions{})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(teardown)
+	own := ownCluster(t)
 	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(op.Stop)

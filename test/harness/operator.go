@@ -62,6 +62,14 @@ type OperatorOptions struct {
 	// Args are extra manager flags; they come after the harness's own, so
 	// they win (e.g. --leader-elect=false).
 	Args []string
+	// ChartValues, when not nil, take the manager's RBAC from the Helm
+	// chart rendered with these --set values (e.g. watchNamespaces={a,b})
+	// instead of from config/default. The chart's roles have the names
+	// config/default's have, so this suits a cluster of its own.
+	ChartValues []string
+	// Env are extra NAME=value variables of the manager processes (e.g.
+	// OTLPReceiver.Env), after the harness's own.
+	Env []string
 }
 
 // Operator is what the harness runs in place of the manager's Deployment:
@@ -73,7 +81,7 @@ type Operator struct {
 	WorkDir string
 
 	cluster            *Cluster
-	args               []string
+	args, env          []string
 	binary, kubeconfig string
 	certDir            string
 	stopForwarding     context.CancelFunc
@@ -106,13 +114,13 @@ func StartOperator(ctx context.Context, c *Cluster, o OperatorOptions) (*Operato
 	if err != nil {
 		return nil, err
 	}
-	d := &Operator{WorkDir: work, cluster: c, args: o.Args, binary: filepath.Join(work, "manager")}
+	d := &Operator{WorkDir: work, cluster: c, args: o.Args, env: o.Env, binary: filepath.Join(work, "manager")}
 	build := exec.CommandContext(ctx, "go", "build", "-o", d.binary, "./cmd")
 	build.Dir = c.Repo
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build the manager: %w\n%s", err, out)
 	}
-	if err := installOperatorRBAC(ctx, c); err != nil {
+	if err := installOperatorRBAC(ctx, c, o.ChartValues); err != nil {
 		return nil, err
 	}
 	if d.kubeconfig, err = impersonatingKubeconfig(c.Kubeconfig, work); err != nil {
@@ -173,7 +181,7 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	// field manager of its writes, which is how Leader tells the replicas
 	// apart on the Lease.
 	p.cmd.Args[0] = p.Name
-	p.cmd.Env = append(os.Environ(), "POD_NAMESPACE="+OperatorNamespace)
+	p.cmd.Env = append(append(os.Environ(), "POD_NAMESPACE="+OperatorNamespace), d.env...)
 	// A replica dies with the process that started it, even one killed
 	// without a chance to call Stop, as its pod would with its node.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -333,11 +341,23 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 	}
 }
 
-// Stop ends every replica gracefully, stops forwarding and removes the
-// working files, unless HARNESS_KEEP_LOGS is set.
+// stopGrace is how long Stop waits for a replica to exit after SIGTERM:
+// the manager's graceful shutdown timeout (30 s) and some.
+const stopGrace = 45 * time.Second
+
+// Stop ends every replica gracefully (SIGTERM; SIGKILL for one still
+// running after stopGrace, so that a manager that hangs cannot hang the
+// test run), stops forwarding and removes the working files, unless
+// HARNESS_KEEP_LOGS is set.
 func (d *Operator) Stop() {
 	for _, p := range d.Live() {
-		p.Kill(syscall.SIGTERM)
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(stopGrace):
+			Logf("%s did not exit %s after SIGTERM; killing it (log %s)", p.Name, stopGrace, p.LogPath)
+			p.Kill(syscall.SIGKILL)
+		}
 	}
 	d.stopForwarding()
 	if os.Getenv("HARNESS_KEEP_LOGS") == "" {
@@ -348,17 +368,28 @@ func (d *Operator) Stop() {
 	}
 }
 
-// installOperatorRBAC applies, from config/default as it renders, the
-// manager's namespace, ServiceAccount and every RBAC object: the same rights
-// a real install grants, and no more.
-func installOperatorRBAC(ctx context.Context, c *Cluster) error {
+// installOperatorRBAC applies, from config/default as it renders (or the
+// chart, when chartValues is not nil), the manager's namespace,
+// ServiceAccount and every RBAC object: the same rights a real install
+// grants, and no more.
+func installOperatorRBAC(ctx context.Context, c *Cluster, chartValues []string) error {
+	source := "kubectl kustomize config/default"
 	rendered, err := c.KubectlOutput(ctx, nil, "kustomize", filepath.Join(c.Repo, "config", "default"))
+	if chartValues != nil {
+		source = "helm template charts/platform-operator"
+		rendered, err = renderChart(ctx, c, chartValues)
+	}
 	if err != nil {
 		return err
 	}
 	objs, err := yamldoc.Decode(bytes.NewReader(rendered))
 	if err != nil {
-		return fmt.Errorf("kubectl kustomize config/default: %w", err)
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	if chartValues != nil {
+		// Helm makes the release's namespace itself (--create-namespace).
+		objs = append([]map[string]any{{"apiVersion": "v1", "kind": "Namespace",
+			"metadata": map[string]any{"name": OperatorNamespace}}}, objs...)
 	}
 	keep := map[string]bool{
 		"Namespace": true, "ServiceAccount": true,
@@ -378,6 +409,24 @@ func installOperatorRBAC(ctx context.Context, c *Cluster) error {
 		return err
 	}
 	return c.Kubectl(ctx, out, "apply", "--server-side", "-f", "-")
+}
+
+// renderChart renders the project's chart as a release in
+// OperatorNamespace with values (helm template --set).
+func renderChart(ctx context.Context, c *Cluster, values []string) ([]byte, error) {
+	args := []string{"template", "platform-operator", filepath.Join(c.Repo, "charts", "platform-operator"),
+		"--namespace", OperatorNamespace}
+	for _, v := range values {
+		args = append(args, "--set", v)
+	}
+	cmd := exec.CommandContext(ctx, c.Bin("helm"), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("helm %v: %w\n%s", args, err, stderr.Bytes())
+	}
+	return out, nil
 }
 
 // installWebhooks makes a serving certificate for this machine, points the

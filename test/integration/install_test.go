@@ -17,6 +17,7 @@ limitations under the License.
 package integration
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -184,4 +185,68 @@ func TestInstall_PrometheusRuleShipsTheTestedAlertRules(t *testing.T) {
 			t.Error("helm defaults render a PrometheusRule; it needs the Prometheus Operator and is off by default")
 		}
 	}
+}
+
+// The Grafana dashboard ships in both installs as a ConfigMap that Grafana's
+// dashboard sidecar loads by its label: the chart (behind
+// grafana.dashboard.enabled, with the user's labels and annotations added)
+// and config/grafana carry the tested file of config/grafana unchanged.
+func TestInstall_GrafanaDashboardShipsInAConfigMapTheSidecarLoads(t *testing.T) {
+	const name, key = "platform-operator-grafana-dashboard", "platform-operator.json"
+	var want any
+	if err := json.Unmarshal(readDashboardFile(t), &want); err != nil {
+		t.Fatalf("%s: %v", dashboardPath, err)
+	}
+	check := func(t *testing.T, m manifests, wantLabels, annotations map[string]string) {
+		t.Helper()
+		found := 0
+		each(t, m, "ConfigMap", func(n string, cm *corev1.ConfigMap) {
+			if n != name {
+				return
+			}
+			found++
+			if cm.Namespace != "platform-operator-system" {
+				t.Errorf("%s: ConfigMap %s in namespace %q, want platform-operator-system", m.source, n, cm.Namespace)
+			}
+			for k, v := range wantLabels {
+				if got, ok := cm.Labels[k]; !ok || got != v {
+					t.Errorf("%s: label %s=%q, want %q", m.source, k, got, v)
+				}
+			}
+			for k, v := range annotations {
+				if got, ok := cm.Annotations[k]; !ok || got != v {
+					t.Errorf("%s: annotation %s=%q, want %q", m.source, k, got, v)
+				}
+			}
+			var got any
+			if err := json.Unmarshal([]byte(cm.Data[key]), &got); err != nil {
+				t.Fatalf("%s: data %s: %v", m.source, key, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: data %s is not %s (run make manifests)", m.source, key, dashboardPath)
+			}
+		})
+		if found != 1 {
+			t.Errorf("%s: %d ConfigMaps %s, want 1", m.source, found, name)
+		}
+	}
+	sidecar := map[string]string{"grafana_dashboard": "1", "app.kubernetes.io/name": "platform-operator"}
+	t.Run("kustomize", func(t *testing.T) {
+		check(t, render(t, "kubectl", "kustomize", "config/grafana"), sidecar, nil)
+	})
+	t.Run("helm", func(t *testing.T) {
+		check(t, helmTemplate(t, "grafana.dashboard.enabled=true"), sidecar, nil)
+	})
+	t.Run("helm, a label and folder of the user's", func(t *testing.T) {
+		check(t, helmTemplate(t, "grafana.dashboard.enabled=true", "grafana.dashboard.labels.team=sre",
+			"grafana.dashboard.annotations.grafana_folder=Operators"),
+			map[string]string{"grafana_dashboard": "1", "team": "sre"}, map[string]string{"grafana_folder": "Operators"})
+	})
+	t.Run("helm defaults", func(t *testing.T) {
+		each(t, helmTemplate(t), "ConfigMap", func(n string, _ *corev1.ConfigMap) {
+			if n == name {
+				t.Error("helm defaults render the dashboard's ConfigMap; it is for clusters with Grafana and off by default")
+			}
+		})
+	})
 }

@@ -176,7 +176,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
-			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r))))
+			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r,
+				tracing.WithOrigin(tracing.FromAnnotation(mgr.GetCache(), func(a *platformv1.AppDeployment) int64 {
+					return a.Status.ObservedGeneration
+				}))))))
 }
 
 // appForPod maps a pod of an application's Deployments to its AppDeployment.

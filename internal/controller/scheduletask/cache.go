@@ -30,6 +30,7 @@ import (
 	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/tracing"
 )
 
 // CacheBlock is what the ScheduleTask controller needs of the manager's
@@ -111,9 +112,9 @@ func storedTemplateHash(cj *batchv1.CronJob) string {
 
 // stripJob keeps of a Job what the ScheduleTask and TaskRun controllers
 // read: its name, UID, owner, creation time, task label, the annotations that
-// tie it to a schedule or a manual run and prove where it came from, and of
-// its status the times, the pod counts and the condition that finished it
-// (jobutil.FinishedCondition); the conditions that lead up to it
+// tie it to a schedule or a manual run, prove where it came from and name the
+// trace its run links to, and of its status the times, the pod counts and
+// the condition that finished it (jobutil.FinishedCondition); the conditions that lead up to it
 // (SuccessCriteriaMet, FailureTarget) repeat it. Its spec (the pod template above all) and the labels and
 // annotations Kubernetes adds are most of the object; what is read of the
 // template is its hash, computed here from the full Job and kept in
@@ -130,7 +131,7 @@ func stripJob(obj any) (any, error) {
 		job.Labels = reconcileutil.KeepKeys(job.Labels, platformv1.ScheduleTaskLabel, platformv1.RecordedLabel)
 		job.Annotations = reconcileutil.KeepKeys(job.Annotations,
 			batchv1.CronJobScheduledTimestampAnnotation, platformv1.TaskRunUIDAnnotation,
-			provenance.SignatureAnnotation)
+			provenance.SignatureAnnotation, tracing.TraceParentAnnotation)
 		if job.Annotations == nil {
 			job.Annotations = map[string]string{}
 		}

@@ -199,7 +199,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
-			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r))))
+			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r,
+				tracing.WithOrigin(tracing.FromAnnotation(mgr.GetCache(), func(t *platformv1.ScheduleTask) int64 {
+					return t.Status.ObservedGeneration
+				}))))))
 }
 
 // taskForLabeled maps an object carrying the task label to its task.

@@ -43,6 +43,7 @@ import (
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/schedule"
+	"github.com/example/platform-operator/internal/tracing"
 )
 
 // FieldManager is the ScheduleTask controller's name in the managedFields of
@@ -126,7 +127,7 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 		// is never deleted before the operator has recorded it.
 		WithSuccessfulJobsHistoryLimit(jobHistoryLimit(spec.SuccessfulRunsHistoryLimit)).
 		WithFailedJobsHistoryLimit(jobHistoryLimit(spec.FailedRunsHistoryLimit)).
-		WithJobTemplate(batchv1ac.JobTemplateSpec().WithLabels(labels).WithSpec(job))
+		WithJobTemplate(jobTemplate(task, labels, job))
 	if spec.TimeZone != nil {
 		cj.WithTimeZone(*spec.TimeZone)
 	}
@@ -144,6 +145,21 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 			WithController(true).
 			WithBlockOwnerDeletion(true)).
 		WithSpec(cj), nil
+}
+
+// jobTemplate is the CronJob's job template. It carries the task's
+// tracing.TraceParentAnnotation, the trace of the change that made the task
+// what it is, so that every Job of the schedule, and the TaskRun recorded from
+// it, links to that change. It is the task's and not the trace of the
+// reconcile applying it: it changes with the task's spec, never from one pass
+// to the next, and so costs no write of the CronJob of its own.
+func jobTemplate(task *platformv1.ScheduleTask, labels map[string]string,
+	job *batchv1ac.JobSpecApplyConfiguration) *batchv1ac.JobTemplateSpecApplyConfiguration {
+	t := batchv1ac.JobTemplateSpec().WithLabels(labels).WithSpec(job)
+	if tp := task.Annotations[tracing.TraceParentAnnotation]; tp != "" {
+		t.WithAnnotations(map[string]string{tracing.TraceParentAnnotation: tp})
+	}
+	return t
 }
 
 // startingDeadline is the CronJob's startingDeadlineSeconds: the task's,

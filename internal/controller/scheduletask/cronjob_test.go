@@ -198,3 +198,20 @@ func TestDesiredCronJob_SkipGivesTheCronJobADeadline(t *testing.T) {
 		}
 	}
 }
+
+func TestDesiredCronJob_JobTemplateCarriesTheTasksTraceOnly(t *testing.T) {
+	// Every Job of the schedule, and so its TaskRun, links to the change
+	// that made the task what it is; the pod template and the CronJob itself
+	// carry nothing of it.
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	task := testutil.NewScheduleTask("ns", "t")
+	task.Annotations = map[string]string{"platform.example.com/traceparent": tp, "other": "x"}
+	spec := rendered(t, task)["spec"].(map[string]any)
+	got := spec["jobTemplate"].(map[string]any)["metadata"].(map[string]any)["annotations"]
+	if diff := cmp.Diff(map[string]any{"platform.example.com/traceparent": tp}, got); diff != "" {
+		t.Errorf("job template annotations (-want +got):\n%s", diff)
+	}
+	if a := rendered(t, task)["metadata"].(map[string]any)["annotations"]; a != nil {
+		t.Errorf("CronJob annotations = %v, want none", a)
+	}
+}

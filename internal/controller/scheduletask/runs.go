@@ -258,7 +258,13 @@ func (r *Reconciler) recordJob(ctx context.Context, task *platformv1.ScheduleTas
 			JobRef:           &platformv1.JobRef{Name: job.Name, UID: job.UID},
 		},
 	}
-	tracing.Annotate(ctx, tr.Annotations)
+	// The run links to the change its Job's template came from; a Job
+	// without one (tracing off when the task last changed), to this pass.
+	if tp := job.Annotations[tracing.TraceParentAnnotation]; tp != "" {
+		tr.Annotations[tracing.TraceParentAnnotation] = tp
+	} else {
+		tracing.Annotate(ctx, tr.Annotations)
+	}
 	if err := controllerutil.SetControllerReference(task, tr, r.Scheme()); err != nil {
 		return err
 	}

@@ -289,7 +289,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
 		Named(ControllerName).
 		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
-			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r))))
+			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r,
+				tracing.WithOrigin(tracing.FromAnnotation[platformv1.TaskRun](mgr.GetCache(), nil))))))
 }
 
 // runOfJob finds the TaskRun that carries the Job jobName (UID jobUID) of

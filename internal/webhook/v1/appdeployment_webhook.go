@@ -32,6 +32,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/namespaces"
+	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
 )
 
@@ -39,11 +40,13 @@ import (
 // webhook for an update of an AppDeployment being deleted, and for one that
 // changes neither the spec nor an interpreted annotation (a request or its
 // requester); and from calling the mutating webhook for anything but a
-// request annotation set or changed. Keep the lists of annotations in the
-// CEL equal to appInterpretedAnnotations and appRequestAnnotations.
+// create, a change of the spec, a request annotation set or changed, or a
+// change of the trace annotation that only admission writes. Keep the lists
+// of annotations in the CEL equal to appInterpretedAnnotations and
+// appRequestAnnotations.
 //
 // +kubebuilder:webhook:path=/validate-platform-example-com-v1-appdeployment,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=appdeployments,verbs=create;update,versions=v1,name=vappdeployment-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry', 'platform.example.com/promote-requested-by', 'platform.example.com/abort-requested-by', 'platform.example.com/retry-requested-by'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
-// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-appdeployment,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=appdeployments,verbs=create;update,versions=v1,name=mappdeployment-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"request-change","expression":"request.operation == 'CREATE' ? has(object.metadata.annotations) && ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry'].exists(k, k in object.metadata.annotations) : ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
+// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-appdeployment,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=appdeployments,verbs=create;update,versions=v1,name=mappdeployment-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"create-spec-or-recorded-annotation-change","expression":"request.operation == 'CREATE' || object.spec != oldObject.spec || ['platform.example.com/promote', 'platform.example.com/abort', 'platform.example.com/retry', 'platform.example.com/traceparent'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
 
 // appRequestAnnotations are the annotations that ask the operator to act on
 // an AppDeployment's canary.
@@ -132,15 +135,18 @@ func (v *AppDeploymentWebhook) validate(ctx context.Context, oldAnnotations map[
 
 // Default records who asked: for every request annotation that this request
 // sets to a new, non-empty value, the requester annotation becomes the
-// requesting user, and the controller names that user in its event. The
-// matchConditions call this webhook only when a request annotation changes;
-// the checks here are for an installation without them.
+// requesting user, and the controller names that user in its event. It also
+// records the trace of a request that creates the AppDeployment or changes
+// its spec, which the reconcile acting on it joins (tracing.AnnotateChange).
+// The matchConditions call this webhook only for those requests; the checks
+// here are for an installation without them.
 func (v *AppDeploymentWebhook) Default(ctx context.Context, ad *platformv1.AppDeployment) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return err
 	}
 	var oldAnnotations map[string]string
+	specChanged := true
 	if len(req.OldObject.Raw) > 0 {
 		var old platformv1.AppDeployment
 		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
@@ -150,7 +156,9 @@ func (v *AppDeploymentWebhook) Default(ctx context.Context, ad *platformv1.AppDe
 			return nil
 		}
 		oldAnnotations = old.Annotations
+		specChanged = !equality.Semantic.DeepEqual(old.Spec, ad.Spec)
 	}
+	ad.Annotations = tracing.AnnotateChange(ctx, specChanged, oldAnnotations, ad.Annotations)
 	ad.Annotations = stampRequesters(oldAnnotations, ad.Annotations, req.UserInfo.Username)
 	return nil
 }

@@ -42,6 +42,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/namespaces"
+	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
 )
 
@@ -52,7 +53,7 @@ import (
 // equal to interpretedTaskAnnotations.
 //
 // +kubebuilder:webhook:path=/validate-platform-example-com-v1-scheduletask,mutating=false,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=vscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"interpreted-change","expression":"request.operation != 'UPDATE' || object.spec != oldObject.spec || ['platform.example.com/run-now', 'platform.example.com/run-now-requested-by'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
-// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-scheduletask,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=mscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"create-or-run-now-change","expression":"request.operation == 'CREATE' || object.metadata.?annotations[?'platform.example.com/run-now'] != oldObject.metadata.?annotations[?'platform.example.com/run-now']"}]}`
+// +kubebuilder:webhook:path=/mutate-platform-example-com-v1-scheduletask,mutating=true,failurePolicy=fail,sideEffects=None,groups=platform.example.com,resources=scheduletasks,verbs=create;update,versions=v1,name=mscheduletask-v1.platform.example.com,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"not-being-deleted","expression":"request.operation != 'UPDATE' || !has(oldObject.metadata.deletionTimestamp)"},{"name":"create-spec-or-recorded-annotation-change","expression":"request.operation == 'CREATE' || object.spec != oldObject.spec || ['platform.example.com/run-now', 'platform.example.com/traceparent'].exists(k, object.metadata.?annotations[?k] != oldObject.metadata.?annotations[?k])"}]}`
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=localsubjectaccessreviews,verbs=create
 
 // ScheduleTaskWebhook rejects ScheduleTasks that the schema cannot judge,
@@ -146,12 +147,13 @@ func (v *ScheduleTaskWebhook) validate(ctx context.Context, st *platformv1.Sched
 }
 
 // Default puts the operator's finalizer on a task at its creation, so the
-// operator need not write the task once more to add it, and records who
-// asked for a run: whenever a request sets or changes run-now, the run-now
-// requester annotation becomes the requesting user, and the operator copies
-// it to the TaskRun it starts. The matchConditions call this webhook only
-// for creates and such updates; the checks here are for an installation
-// without them.
+// operator need not write the task once more to add it; records the trace of
+// a request that creates the task or changes its spec, which the reconcile
+// acting on it joins (tracing.AnnotateChange); and records who asked for a
+// run: whenever a request sets or changes run-now, the run-now requester
+// annotation becomes the requesting user, and the operator copies it to the
+// TaskRun it starts. The matchConditions call this webhook only for creates
+// and such updates; the checks here are for an installation without them.
 func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.ScheduleTask) error {
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
@@ -161,6 +163,7 @@ func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.Schedu
 		controllerutil.AddFinalizer(st, platformv1.ScheduleTaskFinalizer)
 	}
 	var oldAnnotations map[string]string
+	specChanged := true
 	if len(req.OldObject.Raw) > 0 {
 		var old platformv1.ScheduleTask
 		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
@@ -170,7 +173,9 @@ func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.Schedu
 			return nil
 		}
 		oldAnnotations = old.Annotations
+		specChanged = !equality.Semantic.DeepEqual(old.Spec, st.Spec)
 	}
+	st.Annotations = tracing.AnnotateChange(ctx, specChanged, oldAnnotations, st.Annotations)
 	if len(changedAnnotations(oldAnnotations, st.Annotations, []string{platformv1.RunNowAnnotation})) == 0 {
 		return nil
 	}
