@@ -66,7 +66,7 @@ func TestRetainedBytes_CountsWhatTheCacheKeepsAfterItsTransform(t *testing.T) {
 	// informer, a manager winding down) allocates and frees between the
 	// two readings too. The median of a few alternated measurements is
 	// what the objects keep.
-	var wholes, slims []float64
+	wholes, slims := make([]float64, 0, 5), make([]float64, 0, 5)
 	for range 5 {
 		whole, err := retainedBytes(encoded, codec, nil)
 		if err != nil {
