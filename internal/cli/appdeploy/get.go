@@ -80,27 +80,31 @@ AppDeployment itself.`,
 // the summary of the status, the tree of what runs, and the events.
 func describeApp(w io.Writer, ad *platformv1.AppDeployment, events []eventsv1.Event, now time.Time, color bool) {
 	s, st := &ad.Spec, &ad.Status
-	fmt.Fprintf(w, "Name:        %s\nNamespace:   %s\n", ad.Name, ad.Namespace)
-	fmt.Fprintf(w, "Image:       %s\n", s.Image)
-	fmt.Fprintf(w, "Version:     %s\n", core.OrDash(release.Version(s)))
+	// Every text of the object is escaped with core.Safe: a tenant wrote it,
+	// and someone else may be reading it.
+	fmt.Fprintf(w, "Name:        %s\nNamespace:   %s\n", core.Safe(ad.Name), core.Safe(ad.Namespace))
+	fmt.Fprintf(w, "Image:       %s\n", core.Safe(s.Image))
+	fmt.Fprintf(w, "Version:     %s\n", core.Safe(core.OrDash(release.Version(s))))
 	fmt.Fprintf(w, "Replicas:    %d\n", release.Replicas(s))
 	fmt.Fprintf(w, "Strategy:    %s\n", strategyLine(&s.Strategy))
 	if len(s.Strategy.CanaryCriteria) > 0 {
-		fmt.Fprintf(w, "Criteria:    %s\n", criteriaLine(s.Strategy.CanaryCriteria))
+		fmt.Fprintf(w, "Criteria:    %s\n", core.Safe(criteriaLine(s.Strategy.CanaryCriteria)))
 	}
 	if s.Paused {
 		fmt.Fprintln(w, "Paused:      true (kubectl appdeploy resume continues the release)")
 	}
-	phase := "Phase:       " + phaseOf(st)
+	// Escaped before it is painted, so that only the plugin's own colour
+	// codes reach the terminal.
+	phase := "Phase:       " + core.Safe(phaseOf(st))
 	if color {
 		phase = core.Colorize(phase, palette)
 	}
 	fmt.Fprintln(w, phase)
 	if st.Message != "" {
-		fmt.Fprintf(w, "Message:     %s\n", st.Message)
+		fmt.Fprintf(w, "Message:     %s\n", core.Safe(st.Message))
 	}
 	if ready := meta.FindStatusCondition(st.Conditions, platformv1.ConditionReady); ready != nil {
-		fmt.Fprintf(w, "Ready:       %s (%s), changed %s\n", ready.Status, ready.Reason, core.Relative(ready.LastTransitionTime.Time, now))
+		fmt.Fprintf(w, "Ready:       %s (%s), changed %s\n", core.Safe(string(ready.Status)), core.Safe(ready.Reason), core.Relative(ready.LastTransitionTime.Time, now))
 	}
 	if st.ObservedGeneration != ad.Generation {
 		fmt.Fprintf(w, "Generation:  %d, but the status is of generation %d: the operator has not caught up with the spec yet\n",
@@ -154,9 +158,10 @@ func writeAnalysis(w io.Writer, ad *platformv1.AppDeployment, now time.Time) {
 		if cs.MeasuredAt != nil {
 			measured = core.Relative(cs.MeasuredAt.Time, now)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", cs.Name, core.OrDash(string(cs.LastResult)),
-			core.OrDash(cs.Value), core.OrDash(cs.StableValue), core.OrDash(cs.Threshold), samples,
-			ptr.Deref(cs.Passes, 0), ptr.Deref(cs.Fails, 0), ptr.Deref(cs.NoData, 0), ptr.Deref(cs.Errors, 0), measured, cs.Message)
+		// Escaped cells: a tab or a newline in one cannot move the columns.
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", core.Safe(cs.Name), core.Safe(core.OrDash(string(cs.LastResult))),
+			core.Safe(core.OrDash(cs.Value)), core.Safe(core.OrDash(cs.StableValue)), core.Safe(core.OrDash(cs.Threshold)), samples,
+			ptr.Deref(cs.Passes, 0), ptr.Deref(cs.Fails, 0), ptr.Deref(cs.NoData, 0), ptr.Deref(cs.Errors, 0), measured, core.Safe(cs.Message))
 	}
 	_ = tw.Flush()
 }

@@ -51,7 +51,7 @@ to, and how the last release ended. With -o, the AppDeployment itself, e.g.
 			return err
 		}
 		if st.LastOutcome.Result != "" {
-			fmt.Fprintf(o.Out(), "\nLast outcome: %s\n", outcomeLine(&st.LastOutcome, o.Now()))
+			fmt.Fprintf(o.Out(), "\nLast outcome: %s\n", core.Safe(outcomeLine(&st.LastOutcome, o.Now())))
 		}
 		return nil
 	})

@@ -201,16 +201,17 @@ func pendingRequest(ad *platformv1.AppDeployment) *request {
 
 // stateOf is the release's state in one line: "Paused (Approval): <the
 // status message>", or that the operator has not observed the spec or a
-// request yet.
+// request yet. It is escaped with core.Safe: status and annotations are
+// text a tenant can write.
 func stateOf(ad *platformv1.AppDeployment) string {
 	if why := unobserved(ad); why != "" {
-		return "Progressing: " + why
+		return core.Safe("Progressing: " + why)
 	}
 	state := phaseOf(&ad.Status)
 	if ad.Status.Message != "" {
 		state += ": " + ad.Status.Message
 	}
-	return state
+	return core.Safe(state)
 }
 
 // verdict turns the exit code of ad into status's outcome: a line for
@@ -221,7 +222,7 @@ func (o *options) verdict(ad *platformv1.AppDeployment, code int, after string) 
 	var what, hint string
 	switch code {
 	case exitReleased:
-		fmt.Fprintf(o.Out(), "%s: %s is released\n", ad.Name, revisionName(st.CurrentVersion, st.CurrentRevision))
+		fmt.Fprintf(o.Out(), "%s: %s is released\n", ad.Name, core.Safe(revisionName(st.CurrentVersion, st.CurrentRevision)))
 		return nil
 	case exitFailed:
 		what = "failed"
@@ -248,5 +249,5 @@ func (o *options) verdict(ad *platformv1.AppDeployment, code int, after string) 
 	default:
 		return &core.ExitError{Code: exitNotDone, Err: fmt.Errorf("%s is not released yet%s: %s", ad.Name, after, stateOf(ad))}
 	}
-	return &core.ExitError{Code: code, Err: fmt.Errorf("%s %s: %s%s", ad.Name, what, core.OrDash(st.Message), hint)}
+	return &core.ExitError{Code: code, Err: fmt.Errorf("%s %s: %s%s", ad.Name, core.Safe(what), core.Safe(core.OrDash(st.Message)), hint)}
 }

@@ -19,8 +19,11 @@ package appdeploy
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/example/platform-operator/internal/cli/core"
 )
 
 // node is one line of a tree that get draws, and the lines below it. It is
@@ -32,9 +35,10 @@ type node struct {
 }
 
 // add appends a child labelled by format and returns it, so that a branch
-// can be filled in place.
+// can be filled in place. The label is escaped with core.Safe, since the
+// arguments are status text, and a label is one line of the tree.
 func (n *node) add(format string, args ...any) *node {
-	child := &node{label: fmt.Sprintf(format, args...)}
+	child := &node{label: core.Safe(fmt.Sprintf(format, args...))}
 	n.children = append(n.children, child)
 	return child
 }
@@ -59,9 +63,19 @@ func (n *node) writeChildren(w io.Writer, indent string) {
 }
 
 // columns lays rows out as aligned columns, two spaces apart, for the
-// children of a node that read as a table (get's revisions).
+// children of a node that read as a table (get's revisions). Cells are
+// escaped with core.Safe before they are measured, so that the widths are
+// those of what is printed.
 func columns(rows [][]string) []string {
 	var widths []int
+	rows = slices.Clone(rows)
+	for r, row := range rows {
+		row = slices.Clone(row)
+		for i, cell := range row {
+			row[i] = core.Safe(cell)
+		}
+		rows[r] = row
+	}
 	for _, row := range rows {
 		for i, cell := range row {
 			if i == len(widths) {

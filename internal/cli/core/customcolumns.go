@@ -100,7 +100,9 @@ func (p *CustomColumnsPrinter) PrintObj(obj runtime.Object, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			cells[i] = cell
+			// A cell is one field of a line: escaped, a tab or a newline
+			// in it cannot move the columns or forge a row.
+			cells[i] = Safe(cell)
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

@@ -51,7 +51,9 @@ func Execute(root *cobra.Command) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(root.ErrOrStderr(), "error:", err)
+	// Errors quote status messages and the API server's answers, which
+	// quote what a tenant wrote: escaped, line by line.
+	fmt.Fprintln(root.ErrOrStderr(), "error:", SafeLines(err.Error()))
 	if exit, ok := errors.AsType[*ExitError](err); ok {
 		return exit.Code
 	}

@@ -63,13 +63,14 @@ func EventTime(e *eventsv1.Event) time.Time {
 }
 
 // WriteEvents writes events as a describe-style section's lines, indented
-// by two spaces, or "  none".
+// by two spaces, or "  none". Type, reason and note are escaped with Safe:
+// whoever may create events in the namespace writes them.
 func WriteEvents(w io.Writer, events []eventsv1.Event, now time.Time) {
 	if len(events) == 0 {
 		fmt.Fprintln(w, "  none")
 	}
 	for i := range events {
 		e := &events[i]
-		fmt.Fprintf(w, "  %-8s %-8s %-16s %s\n", Relative(EventTime(e), now), e.Type, e.Reason, e.Note)
+		fmt.Fprintf(w, "  %-8s %-8s %-16s %s\n", Relative(EventTime(e), now), Safe(e.Type), Safe(e.Reason), Safe(e.Note))
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,11 +45,13 @@ type TableOptions struct {
 
 // PrintTable prints table as kubectl prints its tables, through
 // cli-runtime's table printer. A table without rows prints nothing, as in
-// kubectl; see NoResources.
+// kubectl; see NoResources. Every text cell is escaped with Safe first:
+// the printer itself escapes only ESC and cuts a cell at its first line
+// break, which leaves backspaces, C1 controls and bidi overrides raw.
 func PrintTable(w io.Writer, table *metav1.Table, opts TableOptions) error {
 	var b strings.Builder
 	p := printers.NewTablePrinter(printers.PrintOptions{Wide: opts.Wide, WithNamespace: opts.WithNamespace, NoHeaders: opts.NoHeaders})
-	if err := p.PrintObj(table, &b); err != nil {
+	if err := p.PrintObj(safeTable(table), &b); err != nil {
 		return err
 	}
 	text := b.String()
@@ -57,6 +60,23 @@ func PrintTable(w io.Writer, table *metav1.Table, opts TableOptions) error {
 	}
 	_, err := io.WriteString(w, text)
 	return err
+}
+
+// safeTable is table with Safe applied to its text cells; table itself is
+// left as the caller built it.
+func safeTable(table *metav1.Table) *metav1.Table {
+	out := *table
+	out.Rows = make([]metav1.TableRow, len(table.Rows))
+	for i, row := range table.Rows {
+		row.Cells = slices.Clone(row.Cells)
+		for j, cell := range row.Cells {
+			if s, ok := cell.(string); ok {
+				row.Cells[j] = Safe(s)
+			}
+		}
+		out.Rows[i] = row
+	}
+	return &out
 }
 
 // PrintTable prints a command's human table to Out as pf asks (-o wide,

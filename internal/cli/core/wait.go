@@ -152,6 +152,9 @@ func NewProgress(out io.Writer, name string, tty bool, clk clock.PassiveClock) *
 func (p *Progress) Set(state string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// The state is status text; on a terminal it is redrawn in place, where
+	// a "\r" or an escape sequence of its own would draw anything.
+	state = Safe(state)
 	changed := state != p.state
 	p.state = state
 	switch {

@@ -98,14 +98,16 @@ func missedCell(st *platformv1.ScheduleTask, now time.Time) string {
 // describeTask writes what get shows by default.
 func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.TaskRun, events []eventsv1.Event, now time.Time) error {
 	s := &st.Spec
-	fmt.Fprintf(w, "Name:         %s\nNamespace:    %s\n", st.Name, st.Namespace)
-	fmt.Fprintf(w, "Schedule:     %s (%s)\n", scheduleCell(st), core.OrDash(ptr.Deref(s.TimeZone, "")))
-	fmt.Fprintf(w, "Image:        %s\n", s.Image)
+	// Every text of the task is escaped with core.Safe: a tenant wrote it,
+	// and someone else may be reading it.
+	fmt.Fprintf(w, "Name:         %s\nNamespace:    %s\n", core.Safe(st.Name), core.Safe(st.Namespace))
+	fmt.Fprintf(w, "Schedule:     %s (%s)\n", core.Safe(scheduleCell(st)), core.Safe(core.OrDash(ptr.Deref(s.TimeZone, ""))))
+	fmt.Fprintf(w, "Image:        %s\n", core.Safe(s.Image))
 	if len(s.Command)+len(s.Args) > 0 {
-		fmt.Fprintf(w, "Command:      %s\n", strings.Join(append(slices.Clone(s.Command), s.Args...), " "))
+		fmt.Fprintf(w, "Command:      %s\n", core.Safe(strings.Join(append(slices.Clone(s.Command), s.Args...), " ")))
 	}
 	fmt.Fprintf(w, "Concurrency:  %s   Suspended: %t   Backoff limit: %d   Deadline: %s\n",
-		s.ConcurrencyPolicy, ptr.Deref(s.Suspend, false), ptr.Deref(s.BackoffLimit, platformv1.DefaultBackoffLimit), deadline(s.ActiveDeadlineSeconds))
+		core.Safe(string(s.ConcurrencyPolicy)), ptr.Deref(s.Suspend, false), ptr.Deref(s.BackoffLimit, platformv1.DefaultBackoffLimit), deadline(s.ActiveDeadlineSeconds))
 	fmt.Fprintf(w, "Runs started: %d\n", st.Status.TriggerCount)
 	fmt.Fprintf(w, "Missed runs:  %s\n", missedCell(st, now))
 	if s.SuspendAfterFailures > 0 || st.Status.ConsecutiveFailures > 0 {
@@ -122,7 +124,8 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 
 	fmt.Fprintln(w, "\nConditions:")
 	for _, c := range st.Status.Conditions {
-		fmt.Fprintf(w, "  %s=%s  %s: %s (%s)\n", c.Type, c.Status, c.Reason, c.Message, core.Relative(c.LastTransitionTime.Time, now))
+		fmt.Fprintf(w, "  %s=%s  %s: %s (%s)\n", core.Safe(c.Type), core.Safe(string(c.Status)), core.Safe(c.Reason), core.Safe(c.Message),
+			core.Relative(c.LastTransitionTime.Time, now))
 	}
 
 	fmt.Fprintln(w, "\nNext runs:")
@@ -130,9 +133,10 @@ func describeTask(w io.Writer, st *platformv1.ScheduleTask, runs []platformv1.Ta
 		fmt.Fprintln(w, "  none: the task is suspended")
 	} else if st.SuspendedAfterFailures() {
 		fmt.Fprintf(w, "  none: suspended after %d failed runs in a row; `kubectl stask resume %s` resumes it\n",
-			st.Status.ConsecutiveFailures, st.Name)
+			st.Status.ConsecutiveFailures, core.Safe(st.Name))
 	} else if sched, err := parseEffective(st); err != nil {
-		fmt.Fprintf(w, "  %v\n", err)
+		// The error quotes the schedule and the zone, which a tenant wrote.
+		fmt.Fprintf(w, "  %s\n", core.Safe(err.Error()))
 	} else {
 		for _, t := range sched.NextN(now, nextRuns) {
 			fmt.Fprintf(w, "  %s  (%s)\n", t.Format(time.RFC3339), core.Relative(t, now))

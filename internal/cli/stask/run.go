@@ -122,7 +122,7 @@ func (o *options) follow(ctx context.Context, c client.WithWatch, key client.Obj
 		return err
 	}
 	if tr.Status.Phase == platformv1.TaskRunSucceeded {
-		fmt.Fprintf(o.Out(), "%s succeeded after %s\n", key.Name, core.OrDash(tr.Status.Duration))
+		fmt.Fprintf(o.Out(), "%s succeeded after %s\n", key.Name, core.Safe(core.OrDash(tr.Status.Duration)))
 		return nil
 	}
 	detail := tr.Status.Reason
