@@ -19,10 +19,12 @@ package reconcileutil
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -44,8 +46,22 @@ type CacheBlock struct {
 	// pods, Deployments, ...) to the transform that keeps of such an object
 	// what the kind's controllers read, or nil to keep it whole. Children of
 	// every kind are cached only when they carry platformv1.ManagedByLabel;
-	// the transform applies to those carrying KindLabel.
+	// the transform applies to those carrying KindLabel that the operator's
+	// controllers control (see Controllers). Anyone who may create the type
+	// may put the labels on an object: every other such object is kept as a
+	// stub (see Stub), whatever its transform.
 	Children map[client.Object]toolscache.TransformFunc
+	// Controllers maps a child type to the built-in kinds, besides the
+	// operator's own (group platform.example.com), whose controller
+	// reference keeps an object of that type whole: the ReplicaSet of an
+	// application's pod, the CronJob of a task's Job. A transform sees one
+	// object at a time, so it trusts the first link of the chain only; the
+	// reader checks the rest (a pod's ReplicaSet is its application's
+	// Deployment's, by UID). What the blocks list for a type is trusted for
+	// every object of the type, whichever kind's label it carries: an object
+	// may carry two kinds' labels, and which transform it meets must not
+	// decide whether it is kept.
+	Controllers map[client.Object][]schema.GroupKind
 	// ManagedFields maps a child type to the managedFields entries the kind
 	// reads of it (another manager's entries, to find what it added to a
 	// child, say); every other entry is dropped. A type not in the map keeps
@@ -66,10 +82,17 @@ var stripManagedFields = cache.TransformStripManagedFields()
 // transformed by the block of the kind whose label it carries; nothing keeps
 // managedFields but the entries a block asks for.
 //
+// A child whose controller reference names none of the operator's kinds
+// (nor a kind a block lists in Controllers) is kept as a stub: it carries
+// the operator's labels, but a tenant may have put them there, and a tenant
+// who could make the manager cache their objects whole could make it run
+// out of memory. Readers take a stub for what it is: an object of that name
+// that the operator does not control.
+//
 // A transform may slim an object (drop its spec, its status details); such an
 // object must never be written back with an Update, which would store the
 // slimmed fields. Writes of slimmed objects are patches of the fields the
-// writer set, or do not happen (see each block).
+// writer set, or do not happen (see each block). Stubs are never written.
 func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 	managed, err := ChildSelector()
 	if err != nil {
@@ -77,9 +100,10 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 	}
 	byObject := map[client.Object]cache.ByObject{}
 	type child struct {
-		obj        client.Object
-		transforms map[string]toolscache.TransformFunc
-		keeps      map[string]func(metav1.ManagedFieldsEntry) bool
+		obj         client.Object
+		transforms  map[string]toolscache.TransformFunc
+		keeps       map[string]func(metav1.ManagedFieldsEntry) bool
+		controllers []schema.GroupKind
 	}
 	children := map[reflect.Type]*child{}
 	for _, b := range blocks {
@@ -106,9 +130,17 @@ func CacheOptions(blocks ...CacheBlock) (cache.Options, error) {
 			}
 			c.keeps[b.KindLabel] = keep
 		}
+		for obj, kinds := range b.Controllers {
+			c := children[reflect.TypeOf(obj)]
+			if c == nil {
+				return cache.Options{}, fmt.Errorf("cache block with label %s trusts controllers of %T, which it does not list as a child", b.KindLabel, obj)
+			}
+			c.controllers = append(c.controllers, kinds...)
+		}
 	}
 	for _, c := range children {
-		byObject[c.obj] = cache.ByObject{Label: managed, Transform: byKindLabel(c.transforms, c.keeps)}
+		byObject[c.obj] = cache.ByObject{Label: managed,
+			Transform: wholeIfControlled(c.controllers, byKindLabel(c.transforms, c.keeps))}
 	}
 	// A read of a kind no controller watches would start a second informer
 	// quietly, unselected and untransformed, holding every object of that
@@ -130,6 +162,78 @@ func ChildSelector() (labels.Selector, error) {
 		return nil, err
 	}
 	return labels.NewSelector().Add(*managed, *open), nil
+}
+
+// wholeIfControlled returns a transform that applies next to an object
+// that one of the operator's kinds, or one of kinds, controls, and makes a
+// stub of any other object.
+func wholeIfControlled(kinds []schema.GroupKind, next toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		o, ok := obj.(client.Object)
+		if !ok || controlledBy(o, kinds) {
+			return next(obj)
+		}
+		return Stub(o), nil
+	}
+}
+
+// controlledBy reports whether o's controller reference names one of the
+// operator's kinds or one of kinds. The reference is only a claim (anyone
+// who may create o may write it): the reader checks it against the owner's
+// UID.
+func controlledBy(o client.Object, kinds []schema.GroupKind) bool {
+	ref := metav1.GetControllerOf(o)
+	if ref == nil {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return false
+	}
+	if gv.Group == platformv1.GroupVersion.Group {
+		return true
+	}
+	return slices.Contains(kinds, schema.GroupKind{Group: gv.Group, Kind: ref.Kind})
+}
+
+// stubLabels are the labels a stub keeps: the operator's own, which its
+// selectors, indexes and event handlers read. They are all under
+// app.kubernetes.io/ and platform.example.com/, but a stub does not keep
+// every label under those prefixes: an object may carry thousands of them,
+// and a stub must cost the same whatever the object holds.
+var stubLabels = []string{
+	platformv1.ManagedByLabel, platformv1.RecordedLabel, platformv1.ScheduleTaskLabel,
+	platformv1.AppNameLabel, platformv1.AppVersionLabel, platformv1.TrackLabel, platformv1.RevisionLabel,
+}
+
+// Stub returns an object of obj's type that holds only obj's name,
+// namespace, UID, resourceVersion, owner references and the operator's
+// labels (stubLabels): enough for a reader to see that an object of that
+// name exists and who controls it, a few hundred bytes besides the empty
+// struct whatever obj's size. A stub must never be written back.
+func Stub(obj client.Object) client.Object {
+	stub, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
+	if !ok {
+		return obj
+	}
+	stub.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	stub.SetName(obj.GetName())
+	stub.SetNamespace(obj.GetNamespace())
+	stub.SetUID(obj.GetUID())
+	stub.SetResourceVersion(obj.GetResourceVersion())
+	stub.SetOwnerReferences(obj.GetOwnerReferences())
+	stub.SetLabels(KeepKeys(obj.GetLabels(), stubLabels...))
+	return stub
+}
+
+// StubTransform is a cache transform that keeps a stub (see Stub) of every
+// object: for a child type whose readers need no more of it than its name
+// and owners.
+func StubTransform(obj any) (any, error) {
+	if o, ok := obj.(client.Object); ok {
+		return Stub(o), nil
+	}
+	return obj, nil
 }
 
 // byKindLabel returns a transform that applies, to an object carrying one of

@@ -41,7 +41,8 @@ func TestCacheOptions_KeepsOnlyTheManagedFieldsABlockReads(t *testing.T) {
 	}
 	cronJob := func(label string) *batchv1.CronJob {
 		return &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{label: "x"},
-			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "operator"}, {Manager: "co-tenant"}}}}
+			OwnerReferences: []metav1.OwnerReference{operatorController},
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "operator"}, {Manager: "co-tenant"}}}}
 	}
 	a, _ := transform(cronJob("kind-a"))
 	b, _ := transform(cronJob("kind-b"))

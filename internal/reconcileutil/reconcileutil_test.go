@@ -649,8 +649,11 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 	}
 	job := func(label string) *batchv1.Job {
 		return &batchv1.Job{
+			// Controlled by one of the operator's kinds: kept whole, so
+			// transformed by its kind's block.
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{label: "x"},
-				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}},
+				OwnerReferences: []metav1.OwnerReference{operatorController},
+				ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "m"}}},
 			Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](1)},
 		}
 	}
@@ -671,6 +674,11 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 		t.Errorf("two blocks for the same type and label were accepted")
 	}
 }
+
+// operatorController is a controller reference to one of the operator's
+// kinds, which keeps a child whole in the cache.
+var operatorController = metav1.OwnerReference{APIVersion: platformv1.GroupVersion.String(), Kind: "ScheduleTask",
+	Name: "owner", UID: "owner-uid", Controller: ptr.To(true)}
 
 // mapOf is a Children map of one entry.
 func mapOf(obj client.Object, t toolscache.TransformFunc) map[client.Object]toolscache.TransformFunc {

@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller"
@@ -45,6 +46,9 @@ func TestRetainedBytes_CountsWhatTheCacheKeepsAfterItsTransform(t *testing.T) {
 			TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: fmt.Sprintf("data-%08d", i),
 				UID: "3f6d2c1e-0000-4000-8000-000000000001",
+				// A CronJob's, as a task's Jobs are: others are kept as stubs.
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "data",
+					UID: "3f6d2c1e-0000-4000-8000-000000000002", Controller: ptr.To(true)}},
 				Labels: map[string]string{platformv1.ScheduleTaskLabel: "data",
 					platformv1.ManagedByLabel: platformv1.ManagedByValue, "batch.kubernetes.io/job-name": "x"}},
 			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{

@@ -19,6 +19,7 @@ package appdeployment
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,6 +39,10 @@ func CacheBlock() reconcileutil.CacheBlock {
 			&appsv1.Deployment{}: nil,
 			&corev1.Service{}:    nil,
 			&corev1.Pod{}:        stripPod,
+		},
+		// An application's pods are its Deployments' ReplicaSets'.
+		Controllers: map[client.Object][]schema.GroupKind{
+			&corev1.Pod{}: {{Group: appsv1.GroupName, Kind: "ReplicaSet"}},
 		},
 		Own: map[client.Object]cache.ByObject{
 			&platformv1.AppDeployment{}: {},

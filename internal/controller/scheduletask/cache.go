@@ -23,6 +23,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -46,6 +47,11 @@ func CacheBlock() reconcileutil.CacheBlock {
 		},
 		ManagedFields: map[client.Object]func(metav1.ManagedFieldsEntry) bool{
 			&batchv1.CronJob{}: foreignTemplateEntry,
+		},
+		// A run's Job is its task's CronJob's (recordJob checks which
+		// CronJob by UID); the CronJob is the task's own.
+		Controllers: map[client.Object][]schema.GroupKind{
+			&batchv1.Job{}: {{Group: batchv1.GroupName, Kind: "CronJob"}},
 		},
 	}
 }

@@ -17,7 +17,9 @@ limitations under the License.
 package taskrun
 
 import (
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +36,11 @@ func CacheBlock() reconcileutil.CacheBlock {
 		KindLabel: platformv1.ScheduleTaskLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
 			&corev1.Pod{}: stripPod,
+		},
+		// A run's pods are its Job's, which the TaskRun names by UID
+		// (podJobUIDField).
+		Controllers: map[client.Object][]schema.GroupKind{
+			&corev1.Pod{}: {{Group: batchv1.GroupName, Kind: "Job"}},
 		},
 		Own: map[client.Object]cache.ByObject{
 			&platformv1.TaskRun{}: {Transform: stripFinishedRun},

@@ -68,6 +68,13 @@ func controllingJobUID(obj client.Object) string {
 	return string(ref.UID)
 }
 
+// controlledByCronJob reports whether a CronJob controls job: the cache
+// keeps only such Jobs whole (see CacheBlock of the scheduletask package).
+func controlledByCronJob(job *batchv1.Job) bool {
+	ref := metav1.GetControllerOf(job)
+	return ref != nil && ref.Kind == "CronJob" && ref.APIVersion == batchv1.SchemeGroupVersion.String()
+}
+
 // ControllerName names the controller in logs, metrics and traces.
 const ControllerName = "taskrun"
 
@@ -160,6 +167,13 @@ func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*obse
 	job := &batchv1.Job{}
 	key := types.NamespacedName{Namespace: tr.Namespace, Name: ref.Name}
 	err := r.Get(ctx, key, job)
+	if err == nil && !controlledByCronJob(job) {
+		// The cache keeps a stub of a Job no CronJob controls (one orphaned
+		// when its CronJob was deleted so, or a tenant's of the same name):
+		// its status is on the API server only.
+		err = r.APIReader.Get(ctx, key, job)
+		obs.uncached = err == nil
+	}
 	if apierrors.IsNotFound(err) {
 		err = r.APIReader.Get(ctx, key, job)
 		obs.uncached = err == nil
