@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
@@ -52,6 +53,7 @@ import (
 	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/tracing"
+	"github.com/example/platform-operator/internal/webhook/guard"
 	webhookv1 "github.com/example/platform-operator/internal/webhook/v1"
 	// +kubebuilder:scaffold:imports
 )
@@ -78,6 +80,8 @@ type options struct {
 	leaderElectionNamespace string
 	webhookPort             int
 	webhookCertPath         string
+	webhookMaxInFlight      int
+	webhookClientCA         string
 	enableHTTP2             bool
 	enableWebhooks          bool
 	certRotation            bool
@@ -125,6 +129,12 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
 	fs.StringVar(&o.webhookCertPath, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs",
 		"Directory holding tls.crt and tls.key for the webhook server.")
+	fs.IntVar(&o.webhookMaxInFlight, "webhook-max-in-flight", guard.DefaultMaxInFlight,
+		"Admission requests the webhook server serves at once (and, apart, conversion requests); beyond, it "+
+			"answers 429 with Retry-After: 1 and the API server retries. 0: no limit.")
+	fs.StringVar(&o.webhookClientCA, "webhook-client-ca", "",
+		"PEM CA bundle file: when set, /mutate-* and /validate-* serve only clients presenting a certificate of "+
+			"this CA (the API server, given one by its AdmissionConfiguration); /convert stays open.")
 	// A pass spends most of its time waiting for the API server, not on a
 	// CPU, so a controller needs many more workers than the manager has
 	// cores: with 4, 500 runs starting in the same minute queued for 30 s.
@@ -228,12 +238,23 @@ func main() {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
-	// Each webhook call in a span, the child of the API server's when it traces.
-	webhookServer := tracing.WebhookServer(webhook.NewServer(webhook.Options{
-		TLSOpts: tlsOpts,
+	webhookTLSOpts := tlsOpts
+	if o.webhookClientCA != "" {
+		opt, err := guard.ClientCATLSOption(o.webhookClientCA)
+		if err != nil {
+			setupLog.Error(err, "Invalid --webhook-client-ca")
+			os.Exit(1)
+		}
+		webhookTLSOpts = append(slices.Clone(tlsOpts), opt)
+	}
+	// Each webhook call in a span, the child of the API server's when it
+	// traces; a request the guard refuses (too many in flight, no client
+	// certificate) is answered before any span or webhook.
+	webhookServer := tracing.WebhookServer(guard.Server(webhook.NewServer(webhook.Options{
+		TLSOpts: webhookTLSOpts,
 		Port:    o.webhookPort,
 		CertDir: o.webhookCertPath,
-	}))
+	}), guard.Options{MaxInFlight: o.webhookMaxInFlight, RequireClientCert: o.webhookClientCA != ""}))
 
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,

@@ -1,0 +1,200 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package guard
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/example/platform-operator/internal/metrics"
+)
+
+// DefaultMaxInFlight is --webhook-max-in-flight unless set: well above what
+// the API server sends a healthy manager (a write takes milliseconds to
+// admit), low enough that a flood cannot hold thousands of decoded objects
+// in memory at once.
+const DefaultMaxInFlight = 64
+
+// Reasons of a rejection, the values of the reason label.
+const (
+	// ReasonTooManyRequests: the limit of requests in flight was reached.
+	ReasonTooManyRequests = "TooManyRequests"
+	// ReasonNoClientCertificate: an admission path was called without a
+	// client certificate of the configured CA.
+	ReasonNoClientCertificate = "NoClientCertificate"
+)
+
+// Kinds of path, the values of the path label: the admission paths share
+// one limit, the conversion path has its own.
+const (
+	PathAdmission  = "admission"
+	PathConversion = "conversion"
+)
+
+// Rejected counts the requests the webhook server refused before any
+// webhook saw them, by kind of path and reason.
+var Rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: metrics.Namespace,
+	Name:      "webhook_rejected_total",
+	Help:      "Webhook requests refused before any webhook saw them, by path (admission, conversion) and reason (TooManyRequests, NoClientCertificate).",
+}, []string{"path", "reason"})
+
+func init() {
+	metrics.Registry.MustRegister(Rejected)
+	for _, path := range []string{PathAdmission, PathConversion} {
+		Rejected.WithLabelValues(path, ReasonTooManyRequests)
+	}
+	Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate)
+}
+
+// Options say how the server defends itself.
+type Options struct {
+	// MaxInFlight is how many admission requests are served at once, and,
+	// separately, how many conversion requests; a request beyond it is
+	// answered 429 with Retry-After: 1 at once. Zero or less: no limit.
+	MaxInFlight int
+	// RequireClientCert makes the admission paths (/mutate-*, /validate-*)
+	// refuse a request whose TLS connection presented no client
+	// certificate that verified against the server's ClientCAs (see
+	// ClientCATLSOption). The conversion path stays open: the API server
+	// sends no client certificate to conversion webhooks.
+	RequireClientCert bool
+}
+
+// Server returns s with every handler registered on it behind the
+// defences of opts. Wrap it before anything that should not run for a
+// refused request (tracing spans, for instance).
+func Server(s webhook.Server, opts Options) webhook.Server {
+	return &guardedServer{
+		Server:     s,
+		opts:       opts,
+		admission:  newLimiter(opts.MaxInFlight),
+		conversion: newLimiter(opts.MaxInFlight),
+	}
+}
+
+// guardedServer wraps handlers as they are registered; everything else is
+// the wrapped server's.
+type guardedServer struct {
+	webhook.Server
+	opts Options
+	// admission is shared by every admission path, since they share the
+	// memory and the CPU a limit protects; conversion is apart, so that a
+	// flood of writes cannot stop reads of v1alpha1 objects.
+	admission, conversion limiter
+}
+
+// Register registers hook at path behind the server's defences.
+func (s *guardedServer) Register(path string, hook http.Handler) {
+	s.Server.Register(path, s.Handler(path, hook))
+}
+
+// Handler is hook behind the defences that apply to path: the client
+// certificate check on an admission path when it is required, then the
+// limit of its kind of path.
+func (s *guardedServer) Handler(path string, hook http.Handler) http.Handler {
+	kind, l := PathConversion, s.conversion
+	if isAdmission(path) {
+		kind, l = PathAdmission, s.admission
+	}
+	h := limit(kind, l, hook)
+	if kind == PathAdmission && s.opts.RequireClientCert {
+		h = requireClientCert(h)
+	}
+	return h
+}
+
+// isAdmission reports whether path is one of the builder's admission paths.
+func isAdmission(path string) bool {
+	return strings.HasPrefix(path, "/mutate-") || strings.HasPrefix(path, "/validate-")
+}
+
+// limiter holds a slot per request in flight; nil means no limit.
+type limiter chan struct{}
+
+func newLimiter(n int) limiter {
+	if n <= 0 {
+		return nil
+	}
+	return make(limiter, n)
+}
+
+// limit serves a request only while l has a free slot, and answers 429
+// Too Many Requests with Retry-After: 1 otherwise, without waiting: the
+// API server retries, and meanwhile the queue is its, shared fairly by API
+// Priority and Fairness, not the manager's.
+func limit(kind string, l limiter, next http.Handler) http.Handler {
+	if l == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case l <- struct{}{}:
+			defer func() { <-l }()
+			next.ServeHTTP(w, r)
+		default:
+			Rejected.WithLabelValues(kind, ReasonTooManyRequests).Inc()
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "too many webhook requests in flight; retry", http.StatusTooManyRequests)
+		}
+	})
+}
+
+// requireClientCert serves only requests whose connection presented a
+// client certificate that the TLS handshake verified against the server's
+// ClientCAs (tls.VerifyClientCertIfGiven leaves VerifiedChains empty when
+// none was presented); others get 401 Unauthorized.
+func requireClientCert(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 {
+			Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate).Inc()
+			http.Error(w, "a client certificate of the configured CA is required", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ClientCATLSOption reads the PEM CA bundle at path and returns a TLS
+// option for the webhook server that verifies a client certificate against
+// it when one is presented. A certificate is not required at the TLS
+// layer, since /convert must stay reachable without one; the admission
+// paths require it (Options.RequireClientCert). The bundle is read once:
+// a new CA takes a restart of the manager (a rolling one, see
+// docs/operations.md).
+func ClientCATLSOption(path string) (func(*tls.Config), error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the webhook client CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, errors.New("the webhook client CA file " + path + " holds no PEM certificate")
+	}
+	return func(c *tls.Config) {
+		c.ClientCAs = pool
+		c.ClientAuth = tls.VerifyClientCertIfGiven
+	}, nil
+}
