@@ -30,17 +30,20 @@ import (
 
 // CacheBlock is what the AppDeployment controller needs of the manager's
 // cache: the Deployments and Services it made, whole (a Deployment's
-// template is the stable version's only record while a canary runs), and
-// their pods without their spec.
+// template is the stable version's only record while a canary runs), their
+// ReplicaSets as stubs (a pass reads only who controls them, see
+// observe) and their pods without their spec.
 func CacheBlock() reconcileutil.CacheBlock {
 	return reconcileutil.CacheBlock{
 		KindLabel: platformv1.AppNameLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
 			&appsv1.Deployment{}: nil,
 			&corev1.Service{}:    nil,
+			&appsv1.ReplicaSet{}: reconcileutil.StubTransform,
 			&corev1.Pod{}:        stripPod,
 		},
-		// An application's pods are its Deployments' ReplicaSets'.
+		// An application's pods are its Deployments' ReplicaSets' (observe
+		// checks both links by UID).
 		Controllers: map[client.Object][]schema.GroupKind{
 			&corev1.Pod{}: {{Group: appsv1.GroupName, Kind: "ReplicaSet"}},
 		},

@@ -49,6 +49,11 @@ const ControllerName = "appdeployment"
 // pods without scanning every pod of the namespace.
 const podAppField = "metadata.labels." + platformv1.AppNameLabel
 
+// replicaSetAppField indexes ReplicaSets by their application's name (the
+// Deployment controller copies the pod template's labels onto them), so a
+// pass finds its Deployments' ReplicaSets without scanning the namespace's.
+const replicaSetAppField = "metadata.labels." + platformv1.AppNameLabel
+
 // FieldManager names the controller in the managedFields of its children.
 const FieldManager = "platform-operator-appdeployment"
 
@@ -81,6 +86,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile brings one AppDeployment's children and status in line with its
@@ -160,8 +166,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
 		return fmt.Errorf("index pods by application: %w", err)
 	}
-	if err := reconcileutil.WarmInformers(mgr.GetCache(),
-		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{}, &corev1.Pod{}); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &appsv1.ReplicaSet{}, replicaSetAppField,
+		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
+		return fmt.Errorf("index ReplicaSets by application: %w", err)
+	}
+	if err := reconcileutil.WarmInformers(mgr.GetCache(), &platformv1.AppDeployment{}, &appsv1.Deployment{},
+		&corev1.Service{}, &appsv1.ReplicaSet{}, &corev1.Pod{}); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -171,6 +181,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Owns(&appsv1.Deployment{}, builder.WithPredicates(r.applier.NotOwnCreate())).
 		Owns(&corev1.Service{}, builder.WithPredicates(r.applier.NotOwnCreate())).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(appForPod)).
+		// A pod counts once its ReplicaSet is seen controlled by the
+		// application's Deployment: its pods' events may come first. The
+		// cache's ReplicaSets are stubs, so only their creation, deletion
+		// and owners (their metadata) pass.
+		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(appForPod),
+			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
 		// A finished measurement wakes its AppDeployment.
 		WatchesRawSource(source.Channel(r.measurer.wake, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).

@@ -24,6 +24,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,7 +40,10 @@ type observation struct {
 	// or not the application's (see nameTaken).
 	stable, canary *appsv1.Deployment
 	// pods are the application's pods, both tracks, without those being
-	// deleted.
+	// deleted: those a ReplicaSet controls that stable or canary controls,
+	// both links by UID. Labels prove nothing: anyone who may create pods
+	// may copy a canary pod's labels onto a pod of their own, ready or
+	// failing, and move promotion or rollback with it.
 	pods []corev1.Pod
 	// nameTaken names a child of the application's name that something else
 	// controls; the application is left alone while it exists.
@@ -57,16 +63,62 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 	if obs.canary, err = r.ownedDeployment(ctx, ad, ad.Name+platformv1.CanarySuffix, obs); err != nil {
 		return nil, err
 	}
+	replicaSets, err := r.ownedReplicaSets(ctx, ad, obs.stable, obs.canary)
+	if err != nil {
+		return nil, err
+	}
+	if len(replicaSets) == 0 {
+		return obs, nil
+	}
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(ad.Namespace), client.MatchingFields{podAppField: ad.Name}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {
-		if pod := &pods.Items[i]; pod.DeletionTimestamp.IsZero() && pod.Labels[platformv1.TrackLabel] != "" {
+		pod := &pods.Items[i]
+		if pod.DeletionTimestamp.IsZero() && pod.Labels[platformv1.TrackLabel] != "" &&
+			replicaSets.Has(controllerUID(pod, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))) {
 			obs.pods = append(obs.pods, *pod)
 		}
 	}
 	return obs, nil
+}
+
+// ownedReplicaSets returns the UIDs of the ReplicaSets that the given
+// Deployments (nil ones skipped) control. The cache keeps ReplicaSets as
+// stubs, which hold their owner references.
+func (r *Reconciler) ownedReplicaSets(ctx context.Context, ad *platformv1.AppDeployment, deployments ...*appsv1.Deployment) (sets.Set[types.UID], error) {
+	owners := sets.New[types.UID]()
+	for _, d := range deployments {
+		if d != nil {
+			owners.Insert(d.UID)
+		}
+	}
+	out := sets.New[types.UID]()
+	if owners.Len() == 0 {
+		return out, nil
+	}
+	var list appsv1.ReplicaSetList
+	if err := r.List(ctx, &list, client.InNamespace(ad.Namespace), client.MatchingFields{replicaSetAppField: ad.Name}); err != nil {
+		return nil, fmt.Errorf("list ReplicaSets: %w", err)
+	}
+	for i := range list.Items {
+		rs := &list.Items[i]
+		if owners.Has(controllerUID(rs, appsv1.SchemeGroupVersion.WithKind("Deployment"))) {
+			out.Insert(rs.UID)
+		}
+	}
+	return out, nil
+}
+
+// controllerUID is the UID of obj's controller when it is of kind gvk, ""
+// otherwise.
+func controllerUID(obj metav1.Object, gvk schema.GroupVersionKind) types.UID {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != gvk.Kind || ref.APIVersion != gvk.GroupVersion().String() {
+		return ""
+	}
+	return ref.UID
 }
 
 // ownedDeployment reads the Deployment name from the cache. The cache holds
