@@ -67,7 +67,15 @@ type ScheduleTaskSpec struct {
 	Suspend *bool `json:"suspend,omitempty"` //nolint:kubeapilinter // mirrors CronJob's suspend, see above
 }
 
-// ScheduleTaskStatus is the part of v1's status the first design had.
+// RunResult is the outcome of a finished run, as in v1.
+// +kubebuilder:validation:Enum=Succeeded;Failed
+type RunResult string
+
+// ScheduleTaskStatus has every field of v1's status. Status is the
+// operator's to shape, so this older version's status grew to v1's: status
+// then converts field by field, and nothing of it travels in the
+// platform.example.com/v1-data annotation, which anyone who may update the
+// task can write.
 type ScheduleTaskStatus struct {
 	// conditions are the latest observations of the task's state. At most 16.
 	// +optional
@@ -80,6 +88,21 @@ type ScheduleTaskStatus struct {
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
 
+	// lastSuccessfulTime is when a run last succeeded.
+	// +optional
+	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
+
+	// lastTaskRunName is the name of the newest TaskRun. At most 253 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	LastTaskRunName string `json:"lastTaskRunName,omitempty"`
+
+	// triggerCount is the number of runs ever started; unset until the first.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	TriggerCount int64 `json:"triggerCount,omitempty"`
+
 	// active is true while a run is in progress.
 	// ---
 	// Exception to kube-api-linter's nobools and optionalfields: v1's
@@ -87,13 +110,65 @@ type ScheduleTaskStatus struct {
 	// false, so false and unset are one.
 	// +optional
 	Active bool `json:"active,omitempty"` //nolint:kubeapilinter // v1's status.active, see above
+
+	// activeRuns are the names of the TaskRuns in progress, in name order;
+	// the first 100 when more are active (active stays true).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MaxLength=253
+	ActiveRuns []string `json:"activeRuns,omitempty"`
+
+	// nextScheduleTime is when the next scheduled run is due.
+	// +optional
+	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
+
+	// lastResult is the result of the newest finished run.
+	// +optional
+	LastResult RunResult `json:"lastResult,omitempty"`
+
+	// effectiveSchedule is the schedule the task's CronJob runs on. At most
+	// 256 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	EffectiveSchedule string `json:"effectiveSchedule,omitempty"`
+
+	// consecutiveFailures is how many runs in a row failed since the last
+	// success (or the last resume); unset when none did.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ConsecutiveFailures int32 `json:"consecutiveFailures,omitempty"`
+
+	// missedRuns is how many fire times were missed since the task was
+	// created; unset when none were.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MissedRuns int64 `json:"missedRuns,omitempty"`
+
+	// lastMissedTime is the newest fire time counted in missedRuns.
+	// +optional
+	LastMissedTime *metav1.Time `json:"lastMissedTime,omitempty"`
+
+	// missedRunsCheckedTime is the time up to which every fire time is
+	// accounted for.
+	// +optional
+	MissedRunsCheckedTime *metav1.Time `json:"missedRunsCheckedTime,omitempty"`
+
+	// observedGeneration is the spec generation the status describes.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=stask,categories=platform
+// +kubebuilder:deprecatedversion:warning="platform.example.com/v1alpha1 ScheduleTask is deprecated; use platform.example.com/v1"
 
-// ScheduleTask runs a container on a schedule (first design; use v1).
+// ScheduleTask runs a container on a schedule (first design; use v1). The
+// version is deprecated: it is served through the next minor release and
+// removed in the one after (docs/admission.md).
 type ScheduleTask struct {
 	metav1.TypeMeta `json:",inline"`
 

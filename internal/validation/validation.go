@@ -92,6 +92,7 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	errs = append(errs, failureRules(spec, s)...)
 	errs = append(errs, missedRunsRules(spec, s)...)
 	errs = append(errs, bounds(spec, s)...)
+	errs = append(errs, v1alpha1Form(st)...)
 	return errs
 }
 
