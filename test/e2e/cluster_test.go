@@ -111,6 +111,12 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	defer stopOTLP()
+	stopClientCA, err := startClientCA()
+	if err != nil {
+		harness.Logf("writing the webhook client CA: %v", err)
+		return 1
+	}
+	defer stopClientCA()
 	for name, opts := range ownClusterOptions {
 		if !selected(name) {
 			continue

@@ -1,0 +1,195 @@
+//go:build e2e
+
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// clientCATest is the test whose cluster's API server presents a client
+// certificate to admission webhooks, through an AdmissionConfiguration.
+const clientCATest = "TestWebhookClientCA_APIServerPresentingACertificateIsServedOthersAreRefused"
+
+// clientCAFile is the CA that signed the certificate clientCATest's API
+// server presents; the operator is started with it as --webhook-client-ca.
+var clientCAFile string
+
+// startClientCA writes a CA, a client certificate it signed, a kubeconfig
+// that gives the certificate to every webhook ("*": the harness's webhook
+// address has a port chosen later) and an AdmissionConfiguration naming it
+// for both webhook admission plugins, and gives clientCATest's cluster an
+// API server started with that configuration. The returned function
+// removes the files.
+func startClientCA() (stop func(), err error) {
+	dir, err := os.MkdirTemp("", "e2e-clientca-")
+	if err != nil {
+		return nil, err
+	}
+	stop = func() { _ = os.RemoveAll(dir) }
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "e2e-webhook-client-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	certDER, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "kube-apiserver"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}, caTmpl, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{
+		"ca.crt":     pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		"client.crt": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: certDER}),
+		"client.key": pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		"webhook-kubeconfig.yaml": fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+users:
+- name: "*"
+  user:
+    client-certificate: %s
+    client-key: %s
+`, filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")),
+		"admission.yaml": fmt.Appendf(nil, `apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: %[1]s
+- name: MutatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: %[1]s
+`, filepath.Join(dir, "webhook-kubeconfig.yaml")),
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	clientCAFile = filepath.Join(dir, "ca.crt")
+	ownClusterOptions[clientCATest] = harness.ClusterOptions{KwokctlArgs: []string{
+		"--extra-args=kube-apiserver=admission-control-config-file=" + filepath.Join(dir, "admission.yaml"),
+	}}
+	return stop, nil
+}
+
+// TestWebhookClientCA_APIServerPresentingACertificateIsServedOthersAreRefused
+// runs the operator with --webhook-client-ca on a cluster whose API server
+// presents a certificate of that CA to admission webhooks: writes go
+// through both webhooks (they fail closed, so a refused call would fail the
+// write), while a direct call without a certificate is refused, and
+// /convert, to which the API server sends no certificate, is still served.
+func TestWebhookClientCA_APIServerPresentingACertificateIsServedOthersAreRefused(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	own := ownCluster(t)
+	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1, Args: []string{"--webhook-client-ca=" + clientCAFile}})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(op.Stop)
+	ns := harness.Namespace(t, own)
+
+	// A create and an update, each through the mutating and the validating
+	// webhook of ScheduleTask.
+	manifest := func(image string) []byte {
+		return fmt.Appendf(nil, `apiVersion: platform.example.com/v1
+kind: ScheduleTask
+metadata:
+  name: admitted
+  namespace: %s
+spec:
+  schedule: "* * * * *"
+  image: %s
+  command: ["sh", "-c", "true"]
+`, ns, image)
+	}
+	g.Expect(own.Kubectl(ctx, manifest("busybox:1.36"), "apply", "-f", "-")).To(Succeed())
+	g.Expect(own.Kubectl(ctx, manifest("busybox:1.37"), "apply", "-f", "-")).To(Succeed())
+	st := &platformv1.ScheduleTask{}
+	g.Expect(own.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "admitted"}, st)).To(Succeed())
+	g.Expect(st.Spec.Image).To(Equal("busybox:1.37"))
+	// The mutating webhook ran: it adds the finalizer on create.
+	g.Expect(st.Finalizers).To(ContainElement(platformv1.ScheduleTaskFinalizer))
+
+	// Anyone else who reaches the webhook port is refused.
+	replica := op.Live()[0]
+	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the test calls its own server
+	}}
+	post := func(path string) int {
+		resp, err := insecure.Post(fmt.Sprintf("https://127.0.0.1:%d%s", replica.WebhookPort, path), "application/json", nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, path := range []string{
+		"/validate-platform-example-com-v1-scheduletask",
+		"/mutate-platform-example-com-v1-scheduletask",
+		"/validate-platform-example-com-v1-taskrun",
+	} {
+		g.Expect(post(path)).To(Equal(http.StatusUnauthorized), path)
+	}
+	// /convert answers (an empty body is a bad request), not 401.
+	g.Expect(post("/convert")).NotTo(Equal(http.StatusUnauthorized))
+}
