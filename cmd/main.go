@@ -23,6 +23,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -33,6 +34,7 @@ import (
 	// so that a kubeconfig using them works out of cluster.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
+	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -46,8 +48,10 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/certs"
 	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/internal/controller/taskrun"
 	opmetrics "github.com/example/platform-operator/internal/metrics"
 	"github.com/example/platform-operator/internal/namespaces"
@@ -98,8 +102,14 @@ type options struct {
 	signingKeyNamespace     string
 	manualRunGrace          time.Duration
 	prometheusAddress       string
-	gcPercent               int
-	watchNamespaces         string
+	// prometheus is how the analysis reaches Prometheus, and scope what its
+	// queries may read; the flags below fill both.
+	prometheus            analysis.Connection
+	scope                 analysis.Scope
+	analysisMaxInFlight   int
+	analysisMaxInFlightNS int
+	gcPercent             int
+	watchNamespaces       string
 }
 
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -163,6 +173,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.prometheusAddress, "prometheus-address", "",
 		"The Prometheus (http://host:port) that AppDeployment canary analysis queries; the operator's setting, "+
 			"never a tenant's. Empty: canaries with canaryCriteria hold with pauseReason ProviderError.")
+	o.bindPrometheusFlags(fs)
 	fs.IntVar(&o.gcPercent, "gc-percent", defaultGCPercent,
 		"How far, in percent, the Go heap may grow past what is live before a collection (Go's GOGC, which wins "+
 			"when set). The heap is mostly the cache, which changes little, so a low value keeps memory near the "+
@@ -173,6 +184,55 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"environment variable, which OLM fills from its target namespaces.")
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
+}
+
+// bindPrometheusFlags binds the flags of the canary analysis: how to reach
+// Prometheus, what a tenant's queries may read, and how many run at once.
+func (o *options) bindPrometheusFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.prometheus.BearerTokenFile, "prometheus-bearer-token-file", "",
+		"File holding a bearer token for Prometheus, read for every query (a projected service account token rotates).")
+	fs.StringVar(&o.prometheus.CAFile, "prometheus-ca-file", "",
+		"PEM file of the CA that signs Prometheus's certificate; read again when it changes.")
+	fs.StringVar(&o.prometheus.CertFile, "prometheus-cert-file", "",
+		"PEM file of the client certificate presented to Prometheus (with --prometheus-key-file); read again when it changes.")
+	fs.StringVar(&o.prometheus.KeyFile, "prometheus-key-file", "",
+		"PEM file of the key of --prometheus-cert-file.")
+	o.prometheus.Headers = map[string]string{}
+	fs.Func("prometheus-header",
+		"NAME=VALUE of a header sent with every query, such as X-Scope-OrgID=platform for Mimir, Cortex or "+
+			"Thanos tenants; repeatable.",
+		func(s string) error { return analysis.ParseHeader(o.prometheus.Headers, s) })
+	fs.StringVar(&o.scope.Label, "prometheus-namespace-label", analysis.DefaultNamespaceLabel,
+		"The label that holds a series' Kubernetes namespace: every query of an AppDeployment's analysis, "+
+			"built-in or its own, is confined to series whose label is the AppDeployment's namespace.")
+	o.scope.LabelFor = map[string]string{}
+	fs.Func("prometheus-namespace-label-for",
+		"METRIC=LABEL: series of METRIC keep the tenant's namespace in LABEL instead (a gateway's metrics labelled "+
+			"by the route's namespace, say); repeatable. The platform's setting, never a tenant's.",
+		func(s string) error { return analysis.ParseLabelFor(o.scope.LabelFor, s) })
+	fs.DurationVar(&o.scope.MaxRange, "analysis-max-range", analysis.DefaultMaxRange,
+		"Longest range or subquery window a canary criterion's query may read; longer ones are refused at admission.")
+	fs.IntVar(&o.analysisMaxInFlight, "analysis-max-in-flight", appdeployment.DefaultMaxInFlight,
+		"Canary measurements (each one query at a time) running at once against Prometheus, in all.")
+	fs.IntVar(&o.analysisMaxInFlightNS, "analysis-max-in-flight-per-namespace", appdeployment.DefaultMaxInFlightPerNamespace,
+		"Canary measurements of one namespace running at once; namespaces are served in turn.")
+}
+
+// validatePrometheusFlags checks what the flag parsers cannot: values of a
+// range and bounds.
+func (o *options) validatePrometheusFlags() error {
+	switch {
+	case o.scope.MaxRange <= 0:
+		return fmt.Errorf("--analysis-max-range %s: want a positive duration", o.scope.MaxRange)
+	case o.analysisMaxInFlight < 1:
+		return fmt.Errorf("--analysis-max-in-flight %d: want at least 1", o.analysisMaxInFlight)
+	case o.analysisMaxInFlightNS < 1:
+		return fmt.Errorf("--analysis-max-in-flight-per-namespace %d: want at least 1", o.analysisMaxInFlightNS)
+	case o.scope.Label == "" || !model.LegacyValidation.IsValidLabelName(o.scope.Label):
+		return fmt.Errorf("--prometheus-namespace-label %q: want a label name", o.scope.Label)
+	}
+	o.prometheus.Address = o.prometheusAddress
+	return nil
 }
 
 // defaultGCPercent is the manager's GOGC unless told otherwise. Almost all
@@ -229,6 +289,10 @@ func main() {
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	if err := o.validatePrometheusFlags(); err != nil {
+		setupLog.Error(err, "Invalid flag")
+		os.Exit(2)
+	}
 	if p, ok := gcPercent(o.gcPercent, os.Getenv); ok {
 		debug.SetGCPercent(p)
 	}
@@ -319,7 +383,11 @@ func main() {
 		SigningKeyNamespace:  o.keyNamespace(),
 		Namespaces:           cacheOpts.DefaultNamespaces,
 		ManualRunGrace:       o.manualRunGrace,
-		PrometheusAddress:    o.prometheusAddress,
+		Prometheus:           o.prometheus,
+		Scope:                o.scope,
+		AnalysisMaxInFlight:  o.analysisMaxInFlight,
+
+		AnalysisMaxInFlightPerNamespace: o.analysisMaxInFlightNS,
 	}); err != nil {
 		setupLog.Error(err, "Failed to set up controllers")
 		os.Exit(1)
@@ -352,7 +420,7 @@ func main() {
 			case <-ctx.Done():
 				return
 			}
-			if err := webhookv1.Setup(mgr, served); err != nil {
+			if err := webhookv1.Setup(mgr, served, o.scope); err != nil {
 				setupLog.Error(err, "Failed to set up webhooks")
 				os.Exit(1)
 			}

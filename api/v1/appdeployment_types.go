@@ -804,6 +804,29 @@ type AnalysisStatus struct {
 	// +optional
 	ProviderErrorSince *metav1.Time `json:"providerErrorSince,omitempty"`
 
+	// delayedMeasurements counts the canary's measurements that started
+	// more than an interval after they were due, because the operator's
+	// slots for queries were taken (--analysis-max-in-flight, and
+	// --analysis-max-in-flight-per-namespace for the namespace's own
+	// canaries). Kept from step to step of one canary.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	DelayedMeasurements *int32 `json:"delayedMeasurements,omitempty"`
+
+	// invalidMeasurements counts the measurements in a row with an Invalid
+	// result for the spec of generation invalidGeneration: the next one
+	// waits twice as long each time, up to ten intervals, and any change
+	// of the spec starts again at one.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	InvalidMeasurements *int32 `json:"invalidMeasurements,omitempty"`
+
+	// invalidGeneration is the generation of the spec the Invalid
+	// measurements were of.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	InvalidGeneration int64 `json:"invalidGeneration,omitempty"`
+
 	// criteria are the measurements of each criterion. At most 10.
 	// +optional
 	// +listType=map

@@ -67,6 +67,16 @@ func (in *AnalysisStatus) DeepCopyInto(out *AnalysisStatus) {
 		in, out := &in.ProviderErrorSince, &out.ProviderErrorSince
 		*out = (*in).DeepCopy()
 	}
+	if in.DelayedMeasurements != nil {
+		in, out := &in.DelayedMeasurements, &out.DelayedMeasurements
+		*out = new(int32)
+		**out = **in
+	}
+	if in.InvalidMeasurements != nil {
+		in, out := &in.InvalidMeasurements, &out.InvalidMeasurements
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Criteria != nil {
 		in, out := &in.Criteria, &out.Criteria
 		*out = make([]CriterionStatus, len(*in))

@@ -27,7 +27,7 @@ import (
 
 // The built-in metrics read the series an application exports about its HTTP
 // server, under the labels a PodMonitor or ServiceMonitor relabels onto them
-// from the pod: namespace, app (the app.kubernetes.io/name label, which is
+// from the pod: namespace (added by the Scope), app (the app.kubernetes.io/name label, which is
 // the AppDeployment's name), track (stable or canary) and revision (the pod
 // template hash). revision keeps a canary's measurement to the pods of the
 // revision under test when an older canary's series still sit in the
@@ -77,7 +77,9 @@ func latency(q, sel, w string) string {
 }
 
 // selector is the label matchers of one track, without braces. An empty
-// revision is left out rather than matched as "no revision label".
+// revision is left out rather than matched as "no revision label". The
+// namespace is not among them: the criterion's Scope adds it, under the label
+// the platform's Prometheus puts it in, as to every query it sends.
 func selector(v Vars) string {
 	var b strings.Builder
 	matcher := func(label, value string) {
@@ -86,7 +88,6 @@ func selector(v Vars) string {
 		}
 		b.WriteString(label + `="` + promQLEscaper.Replace(value) + `"`)
 	}
-	matcher("namespace", v.Namespace)
 	matcher("app", v.Name)
 	matcher("track", v.Track)
 	if v.Revision != "" {

@@ -30,6 +30,7 @@ import (
 
 // sampleVars fill a query's variables for CheckQuery: values of the shape
 // the controller passes, so that what parses here parses at measure time.
+// CheckQuery replaces the namespace with the AppDeployment's.
 var sampleVars = Vars{
 	Namespace: "default",
 	Name:      "app",
@@ -44,27 +45,41 @@ var sampleVars = Vars{
 // here is not refused by a default Prometheus.
 var promQL = parser.NewParser(parser.Options{})
 
-// CheckQuery reports what is wrong with a criterion's query before it ever runs:
-// an unknown template variable, or (after rendering with sample values) a query that
-// does not parse as PromQL (parser.ParseExpr), or one whose type is not a scalar or an
-// instant vector (e.g. a range vector `x[5m]` or a string). nil when fine. The error
-// text is for a field error: no field path in it.
-func CheckQuery(query string) error {
-	rendered, err := Render(query, sampleVars)
+// CheckQuery reports what is wrong with a criterion's query, as written in
+// namespace, before it ever runs: an unknown template variable, or (after
+// rendering with sample values and the namespace) a query that does not
+// parse as PromQL, one whose type is not a scalar or an instant vector (a
+// range vector `x[5m]`, a string), or one the scope refuses (another
+// namespace's series, a window too long, a selector of every series). nil
+// when fine. The error text is for a field error: no field path in it.
+func CheckQuery(query string, scope Scope, namespace string) error {
+	v := sampleVars
+	v.Namespace = namespace
+	rendered, err := checkQuery(query, v)
 	if err != nil {
 		return err
+	}
+	return scope.Check(rendered, namespace)
+}
+
+// checkQuery renders query with v and checks that it parses as PromQL of a
+// type that gives one number; it returns the rendered query.
+func checkQuery(query string, v Vars) (string, error) {
+	rendered, err := Render(query, v)
+	if err != nil {
+		return "", err
 	}
 	expr, err := promQL.ParseExpr(rendered)
 	if err != nil {
 		// The parser's message can span lines (one per error); a field error
 		// reads best on one.
-		return fmt.Errorf("not valid PromQL: %s", oneLine(err.Error()))
+		return "", fmt.Errorf("not valid PromQL: %s", oneLine(err.Error()))
 	}
 	switch t := expr.Type(); t {
 	case parser.ValueTypeScalar, parser.ValueTypeVector:
-		return nil
+		return rendered, nil
 	default:
-		return fmt.Errorf("returns a %s; want an instant vector or a scalar, one number", parser.DocumentedType(t))
+		return "", fmt.Errorf("returns a %s; want an instant vector or a scalar, one number", parser.DocumentedType(t))
 	}
 }
 

@@ -37,7 +37,7 @@ func TestCheckQuery(t *testing.T) {
 		{`"hello"`, "returns a string"},
 		{``, "not valid PromQL"},
 	} {
-		err := CheckQuery(c.query)
+		err := CheckQuery(c.query, Scope{}, "default")
 		switch {
 		case c.errText == "" && err != nil:
 			t.Errorf("CheckQuery(%q) = %v, want nil", c.query, err)

@@ -197,7 +197,7 @@ func blackHole(t *testing.T) string {
 // newProvider is a Prometheus provider for address with a timeout.
 func newProvider(t *testing.T, address string, timeout time.Duration) Provider {
 	t.Helper()
-	p, err := NewPrometheus(address, timeout)
+	p, err := NewPrometheus(Connection{Address: address, Timeout: timeout})
 	if err != nil {
 		t.Fatalf("NewPrometheus(%q): %v", address, err)
 	}

@@ -47,6 +47,9 @@ type Criterion struct {
 	// whether there is one.
 	compare            bool
 	maxDelta, maxRatio *float64
+	// scope confines every query sent to the namespace of the track's
+	// Vars.
+	scope Scope
 }
 
 // Name is the criterion's name: Name if set, else its metric.
@@ -69,10 +72,12 @@ func CriterionName(c platformv1.CanaryCriterion) string {
 	return string(c.Metric)
 }
 
-// Compile prepares a criterion; errors as CheckQuery/CheckCondition would give (the
-// controller only compiles admitted specs, so an error here is Invalid at measure time).
-func Compile(c platformv1.CanaryCriterion) (*Criterion, error) {
-	cr := &Criterion{name: CriterionName(c), metric: c.Metric}
+// Compile prepares a criterion whose queries scope confines; errors as
+// CheckQuery/CheckCondition would give (the controller only compiles admitted
+// specs, so an error here is Invalid at measure time). What the scope refuses
+// is found when a query is rendered for its namespace, and is Invalid too.
+func Compile(c platformv1.CanaryCriterion, scope Scope) (*Criterion, error) {
+	cr := &Criterion{name: CriterionName(c), metric: c.Metric, scope: scope}
 	switch {
 	case c.Metric != "" && c.Query != "":
 		return nil, errors.New("set exactly one of metric (a built-in measurement) or query (PromQL)")
@@ -86,11 +91,11 @@ func Compile(c platformv1.CanaryCriterion) (*Criterion, error) {
 		}
 		cr.threshold = *c.Threshold
 	case c.Query != "":
-		if err := CheckQuery(c.Query); err != nil {
+		if _, err := checkQuery(c.Query, sampleVars); err != nil {
 			return nil, fmt.Errorf("query: %w", err)
 		}
 		if c.SamplesQuery != "" {
-			if err := CheckQuery(c.SamplesQuery); err != nil {
+			if _, err := checkQuery(c.SamplesQuery, sampleVars); err != nil {
 				return nil, fmt.Errorf("samplesQuery: %w", err)
 			}
 		}
@@ -124,6 +129,11 @@ type Measurement struct {
 	Stable  *float64                     // stable value: with compareToStable, and in a preflight
 	Samples *int64                       // the measured track's samples, when a sample guard ran
 	Message string                       // one line for people: "error_rate 0.12% <= 0.5% (n=812)"
+	// Cause is the error behind an Error or Invalid result as the provider
+	// gave it, for the manager's log only: Prometheus's texts can quote
+	// other tenants' series or the server's internals, so Message says the
+	// cause in the operator's words instead.
+	Cause error
 	// Threshold is the criterion's test as status shows it ("<= 0.5%"),
 	// set by the measurer from the criterion it compiled; empty when the
 	// criterion did not compile.
@@ -152,6 +162,7 @@ func Measure(ctx context.Context, p Provider, c *Criterion, canary, stable Vars,
 	cr := c.read(ctx, p, canary, minSamples, at, true)
 	m.Samples = cr.samples
 	if cr.result != "" {
+		m.Cause = cr.cause
 		return m.finish(cr.result, c.name+": "+cr.detail)
 	}
 	m.Value = ptr.To(cr.value)
@@ -165,6 +176,7 @@ func Measure(ctx context.Context, p Provider, c *Criterion, canary, stable Vars,
 
 	sr := c.read(ctx, p, stable, minSamples, at, true)
 	if sr.result != "" {
+		m.Cause = sr.cause
 		return m.finish(sr.result, c.name+": stable: "+sr.detail)
 	}
 	m.Stable = ptr.To(sr.value)
@@ -187,6 +199,7 @@ func Preflight(ctx context.Context, p Provider, c *Criterion, stable Vars, at ti
 	m.Samples = r.samples
 	switch r.result {
 	case platformv1.MeasurementError, platformv1.MeasurementInvalid:
+		m.Cause = r.cause
 		return m.finish(r.result, c.name+": "+r.detail)
 	case "":
 		m.Stable = ptr.To(r.value)
@@ -209,6 +222,8 @@ type reading struct {
 	value   float64
 	samples *int64
 	detail  string
+	// cause is the provider's error, for the log.
+	cause error
 }
 
 // read runs c's sample guard, when it has one, and its query for one track.
@@ -249,29 +264,43 @@ func (c *Criterion) read(ctx context.Context, p Provider, v Vars, minSamples int
 	return r
 }
 
-// render is c's query and sample guard's query for one track; the guard is
-// "" when c has none.
+// render is c's query and sample guard's query for one track, each confined
+// to the track's namespace by c's scope; the guard is "" when c has none.
 func (c *Criterion) render(v Vars) (query, samplesQuery string, err error) {
 	if c.metric != "" {
-		return BuiltinQuery(c.metric, v), SamplesQuery(v), nil
+		query, samplesQuery = BuiltinQuery(c.metric, v), SamplesQuery(v)
+	} else {
+		if query, err = Render(c.query, v); err != nil {
+			return "", "", err
+		}
+		if c.samplesQuery != "" {
+			if samplesQuery, err = Render(c.samplesQuery, v); err != nil {
+				return "", "", err
+			}
+		}
 	}
-	if query, err = Render(c.query, v); err != nil {
+	if query, err = c.scope.Enforce(query, v.Namespace); err != nil {
 		return "", "", err
 	}
-	if c.samplesQuery != "" {
-		if samplesQuery, err = Render(c.samplesQuery, v); err != nil {
+	if samplesQuery != "" {
+		if samplesQuery, err = c.scope.Enforce(samplesQuery, v.Namespace); err != nil {
 			return "", "", err
 		}
 	}
 	return query, samplesQuery, nil
 }
 
-// failed is the reading of a query that did not answer with a value.
+// failed is the reading of a query that did not answer with a value: its
+// result and the cause in the operator's words (Cause), never the
+// provider's text, which goes to the log.
 func failed(err error, what string) reading {
-	if Classify(err) == platformv1.MeasurementInvalid {
-		return reading{result: platformv1.MeasurementInvalid, detail: "invalid " + what + ": " + oneLine(err.Error())}
+	r := reading{result: Classify(err), cause: err}
+	if r.result == platformv1.MeasurementInvalid {
+		r.detail = "invalid " + what + ": " + Cause(err)
+	} else {
+		r.detail = "Prometheus did not answer: " + Cause(err)
 	}
-	return reading{result: platformv1.MeasurementError, detail: "Prometheus did not answer: " + oneLine(err.Error())}
+	return r
 }
 
 // samplesOf is the sample count an answer of a samples query stands for.

@@ -30,6 +30,7 @@ import (
 
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -97,35 +98,83 @@ type prometheus struct {
 	timeout time.Duration
 }
 
-// NewPrometheus is a Provider for the Prometheus HTTP API at address (http://host:port),
-// with every query bounded by timeout (the context may bound it further).
-func NewPrometheus(address string, timeout time.Duration) (Provider, error) {
-	if timeout <= 0 {
-		return nil, fmt.Errorf("query timeout %s: want a positive duration", timeout)
+// Connection is how the operator reaches its Prometheus: the address and
+// what a real installation asks of a client (a bearer token, TLS with a
+// private CA or a client certificate, a tenant header for Mimir, Cortex or
+// Thanos). Files are read when used, not once: a projected service account
+// token or a rotated certificate takes effect without a restart.
+type Connection struct {
+	// Address is http://host:port or https://host:port, with an optional
+	// path prefix (https://thanos.example/prefix).
+	Address string
+	// Timeout bounds every query; the context may bound it further.
+	Timeout time.Duration
+	// BearerTokenFile holds a token sent as Authorization: Bearer, read
+	// for each request.
+	BearerTokenFile string
+	// CAFile, CertFile and KeyFile are PEM files: the CA that signs
+	// Prometheus's certificate, and the client's certificate and key.
+	// They are read again when they change.
+	CAFile, CertFile, KeyFile string
+	// Headers are sent with every query (X-Scope-OrgID: a tenant of a
+	// multi-tenant store, say).
+	Headers map[string]string
+}
+
+// ParseHeader reads NAME=VALUE, as --prometheus-header gives it, into h.
+func ParseHeader(h map[string]string, s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t:") || strings.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("%q: want NAME=VALUE, such as X-Scope-OrgID=team-a", s)
 	}
-	u, err := url.Parse(address)
+	h[http.CanonicalHeaderKey(name)] = value
+	return nil
+}
+
+// NewPrometheus is a Provider for the Prometheus HTTP API that c describes.
+func NewPrometheus(c Connection) (Provider, error) {
+	if c.Timeout <= 0 {
+		return nil, fmt.Errorf("query timeout %s: want a positive duration", c.Timeout)
+	}
+	u, err := url.Parse(c.Address)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("address %q of Prometheus: want http://host:port or https://host:port", address)
+		return nil, fmt.Errorf("address %q of Prometheus: want http://host:port or https://host:port", c.Address)
 	}
-	// DefaultTransport's proxy settings and connection pool, with every
-	// phase before the answer bounded too. The per-query context already
-	// bounds the whole exchange; these keep the transport itself from
-	// holding a dial or a silent connection open past it.
-	t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
-	if d, ok := http.DefaultTransport.(*http.Transport); ok {
-		t = d.Clone()
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return nil, errors.New("a client certificate needs both its file and its key's file")
 	}
-	t.DialContext = (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
-	t.TLSHandshakeTimeout = timeout
-	t.ResponseHeaderTimeout = timeout
-	// Measurements of many applications run at once against one Prometheus;
-	// the default of two idle connections per host would redial for most.
-	t.MaxIdleConnsPerHost = 16
-	client, err := api.NewClient(api.Config{Address: address, RoundTripper: cappedTransport{next: t}})
+	cfg := config.HTTPClientConfig{
+		BearerTokenFile: c.BearerTokenFile,
+		TLSConfig:       config.TLSConfig{CAFile: c.CAFile, CertFile: c.CertFile, KeyFile: c.KeyFile},
+		FollowRedirects: true,
+		EnableHTTP2:     true,
+	}
+	if len(c.Headers) > 0 {
+		cfg.HTTPHeaders = &config.Headers{Headers: map[string]config.Header{}}
+		for name, value := range c.Headers {
+			cfg.HTTPHeaders.Headers[name] = config.Header{Values: []string{value}}
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("connection to Prometheus: %w", err)
+	}
+	// Prometheus's own client configuration reads the token file on every
+	// request and reloads the TLS files when they change. Every phase
+	// before the answer is bounded too: the per-query context bounds the
+	// whole exchange, and these keep the transport from holding a dial
+	// open past it.
+	rt, err := config.NewRoundTripperFromConfig(cfg, "platform-operator",
+		config.WithDialContextFunc((&net.Dialer{Timeout: c.Timeout, KeepAlive: 30 * time.Second}).DialContext),
+		config.WithUserAgent("platform-operator"))
 	if err != nil {
-		return nil, fmt.Errorf("client for Prometheus at %q: %w", address, err)
+		return nil, fmt.Errorf("connection to Prometheus: %w", err)
 	}
-	return &prometheus{api: promv1.NewAPI(client), timeout: timeout}, nil
+	client, err := api.NewClient(api.Config{Address: c.Address, RoundTripper: cappedTransport{next: rt}})
+	if err != nil {
+		return nil, fmt.Errorf("client for Prometheus at %q: %w", c.Address, err)
+	}
+	return &prometheus{api: promv1.NewAPI(client), timeout: c.Timeout}, nil
 }
 
 // Query implements Provider.
@@ -150,7 +199,7 @@ func (p *prometheus) explain(ctx, qctx context.Context, err error) error {
 	var netErr net.Error
 	timedOut := errors.Is(qctx.Err(), context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout())
 	if timedOut && ctx.Err() == nil {
-		return fmt.Errorf("no answer within %s: %w", p.timeout, err)
+		return &timeoutError{after: p.timeout, err: err}
 	}
 	// The API client decodes scalars, vectors and matrices only, and fails
 	// on a string; its message is the one way to tell that answer from one
@@ -230,4 +279,120 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 		return n, errAnswerTooLarge
 	}
 	return n, err
+}
+
+// OwnError is an error whose text is the operator's own and safe to show a
+// tenant as it is (the manager has no Prometheus address, say); Cause passes
+// it through.
+type OwnError struct{ Msg string }
+
+func (e *OwnError) Error() string { return e.Msg }
+
+// Cause says in the operator's words why a query got no number, for status,
+// events and the CLI. Prometheus's own texts never appear in it: they may
+// quote series of other namespaces (a many-to-many match lists the label sets
+// it found), a proxy's internals or the server's address; the manager logs
+// them instead (Measurement.Cause).
+func Cause(err error) string {
+	var (
+		own    *OwnError
+		shape  *invalidAnswerError
+		slow   *timeoutError
+		apiErr *promv1.Error
+		netErr net.Error
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &own):
+		return own.Msg
+	case errors.As(err, &shape):
+		return shape.msg
+	case errors.As(err, &slow):
+		return "no answer within " + slow.after.String()
+	case errors.As(err, &apiErr):
+		switch apiErr.Type {
+		case promv1.ErrBadData:
+			return "Prometheus refused the query as malformed (bad_data)"
+		case promv1.ErrExec:
+			return "Prometheus could not evaluate the query (execution error; the manager's log has its text)"
+		case promv1.ErrTimeout:
+			return "the query timed out in Prometheus"
+		case promv1.ErrCanceled:
+			return "the query was canceled"
+		case promv1.ErrServer:
+			return "Prometheus answered with a server error (" + statusOf(apiErr.Msg) + ")"
+		case promv1.ErrClient:
+			return "Prometheus refused the request (" + statusOf(apiErr.Msg) + "; check the manager's credentials)"
+		}
+		return "Prometheus answered with an error (" + string(apiErr.Type) + ")"
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
+		return "no answer in time"
+	case errors.Is(err, context.Canceled):
+		return "the query was canceled"
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return "Prometheus is unreachable (" + opErr.Op + " failed)"
+	}
+	return "no usable answer (the manager's log has the error)"
+}
+
+// statusOf is the HTTP status the API client's message names ("server
+// error: 503" gives "HTTP 503"), or "HTTP error" when it names none.
+func statusOf(msg string) string {
+	if i := strings.LastIndexByte(msg, ' '); i >= 0 {
+		if code := msg[i+1:]; len(code) == 3 && strings.Trim(code, "0123456789") == "" {
+			return "HTTP " + code
+		}
+	}
+	return "HTTP error"
+}
+
+// timeoutError is a query that got no answer within the provider's timeout.
+type timeoutError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("no answer within %s: %v", e.after, e.err) }
+
+func (e *timeoutError) Unwrap() error { return e.err }
+
+// ProviderFailed reports whether err says that Prometheus itself fails
+// (unreachable, a server error, the manager has none) rather than that one
+// query fails (refused, too slow, too large). Only the former stands for
+// every canary's queries: a tenant's slow query must not make the operator
+// stop asking for everyone else's.
+func ProviderFailed(err error) bool {
+	var (
+		own    *OwnError
+		apiErr *promv1.Error
+		opErr  *net.OpError
+	)
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &own):
+		return true
+	case errors.As(err, &apiErr):
+		if apiErr.Type != promv1.ErrServer {
+			return false
+		}
+		// Prometheus answers a query it gave up on with a 503 too; its
+		// body's errorType tells that from a server that cannot serve.
+		var body struct {
+			ErrorType string `json:"errorType"`
+		}
+		if json.Unmarshal([]byte(apiErr.Detail), &body) == nil {
+			switch promv1.ErrorType(body.ErrorType) {
+			case promv1.ErrTimeout, promv1.ErrCanceled, promv1.ErrExec, promv1.ErrBadData:
+				return false
+			}
+		}
+		return true
+	case errors.As(err, &opErr):
+		return true
+	}
+	return false
 }

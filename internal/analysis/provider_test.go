@@ -210,12 +210,12 @@ func TestNewPrometheus_RefusesWhatCannotWork(t *testing.T) {
 		{"http://", time.Second, "want http://host:port"},
 		{"http://prometheus:9090", 0, "want a positive duration"},
 	} {
-		_, err := NewPrometheus(c.address, c.timeout)
+		_, err := NewPrometheus(Connection{Address: c.address, Timeout: c.timeout})
 		if err == nil || !strings.Contains(err.Error(), c.errText) {
 			t.Errorf("NewPrometheus(%q, %s) = %v, want an error containing %q", c.address, c.timeout, err, c.errText)
 		}
 	}
-	if _, err := NewPrometheus("https://prometheus.monitoring.svc:9090/prefix", time.Second); err != nil {
+	if _, err := NewPrometheus(Connection{Address: "https://prometheus.monitoring.svc:9090/prefix", Timeout: time.Second}); err != nil {
 		t.Errorf("NewPrometheus with a path prefix: %v", err)
 	}
 }

@@ -59,10 +59,17 @@ type Options struct {
 	// DefaultNamespaces (nil: every namespace); the controllers' own caches
 	// keep to them too.
 	Namespaces map[string]cache.Config
-	// PrometheusAddress is the Prometheus the canary analysis queries
-	// (http://host:port); the operator's setting, never a tenant's. Empty:
-	// analysed canaries hold with ProviderError.
-	PrometheusAddress string
+	// Prometheus is how the canary analysis reaches Prometheus; the
+	// operator's setting, never a tenant's. An empty address: analysed
+	// canaries hold with ProviderError. A zero timeout is
+	// prometheusQueryTimeout.
+	Prometheus analysis.Connection
+	// Scope confines the analysis's queries to each AppDeployment's
+	// namespace.
+	Scope analysis.Scope
+	// AnalysisMaxInFlight and AnalysisMaxInFlightPerNamespace bound the
+	// measurements running at once; zero takes the controller's defaults.
+	AnalysisMaxInFlight, AnalysisMaxInFlightPerNamespace int
 }
 
 // prometheusQueryTimeout bounds one query to Prometheus; a measurement's own
@@ -121,16 +128,23 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	// AppDeployment: releases applications through their Deployments,
 	// judging canaries in Prometheus.
 	var prom analysis.Provider
-	if o.PrometheusAddress != "" {
-		if prom, err = analysis.NewPrometheus(o.PrometheusAddress, prometheusQueryTimeout); err != nil {
-			return fmt.Errorf("prometheus address %q: %w", o.PrometheusAddress, err)
+	if o.Prometheus.Address != "" {
+		conn := o.Prometheus
+		if conn.Timeout == 0 {
+			conn.Timeout = prometheusQueryTimeout
+		}
+		if prom, err = analysis.NewPrometheus(conn); err != nil {
+			return fmt.Errorf("prometheus at %q: %w", conn.Address, err)
 		}
 	}
 	if err := (&appdeployment.Reconciler{
-		Client:     mgr.GetClient(),
-		APIReader:  mgr.GetAPIReader(),
-		Recorder:   events.Recorder(appdeployment.ControllerName + "-controller"),
-		Prometheus: prom,
+		Client:                  mgr.GetClient(),
+		APIReader:               mgr.GetAPIReader(),
+		Recorder:                events.Recorder(appdeployment.ControllerName + "-controller"),
+		Prometheus:              prom,
+		Scope:                   o.Scope,
+		MaxInFlight:             o.AnalysisMaxInFlight,
+		MaxInFlightPerNamespace: o.AnalysisMaxInFlightPerNamespace,
 	}).SetupWithManager(mgr, max(o.AppDeploymentWorkers, 1)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", appdeployment.ControllerName, err)
 	}

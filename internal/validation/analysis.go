@@ -41,12 +41,12 @@ const (
 // successCondition must compile as CEL over result, so a mistake is refused
 // at `kubectl apply` (and by `kubectl appdeploy lint`), not found when the
 // rollout runs.
-func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion) field.ErrorList {
+func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion, qs queryScope) field.ErrorList {
 	errs := tooMany(path, len(criteria), platformv1.MaxCanaryCriteria)
 	seen := map[string]int{}
 	for i, c := range criteria {
 		p := path.Index(i)
-		errs = append(errs, criterion(p, c)...)
+		errs = append(errs, criterion(p, c, qs)...)
 		name := analysis.CriterionName(c)
 		if j, dup := seen[name]; dup && name != "" {
 			errs = append(errs, field.Invalid(p.Child("name"), name,
@@ -60,7 +60,7 @@ func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion) fie
 
 // criterion checks one criterion: a metric with a threshold, or a named
 // query with a successCondition.
-func criterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList {
+func criterion(p *field.Path, c platformv1.CanaryCriterion, qs queryScope) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name != "" {
 		if !criterionName.MatchString(c.Name) {
@@ -78,7 +78,7 @@ func criterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList {
 	case c.Metric != "":
 		errs = append(errs, metricCriterion(p, c)...)
 	default:
-		errs = append(errs, queryCriterion(p, c)...)
+		errs = append(errs, queryCriterion(p, c, qs)...)
 	}
 	if cmp := c.CompareToStable; cmp != (platformv1.CompareToStable{}) {
 		cp := p.Child("compareToStable")
@@ -124,7 +124,7 @@ func metricCriterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorLis
 }
 
 // queryCriterion checks a PromQL criterion: its name, queries and condition.
-func queryCriterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList {
+func queryCriterion(p *field.Path, c platformv1.CanaryCriterion, qs queryScope) field.ErrorList {
 	var errs field.ErrorList
 	if c.Name == "" {
 		errs = append(errs, field.Required(p.Child("name"), "a query's criterion needs a name, for status and events"))
@@ -133,9 +133,9 @@ func queryCriterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList
 		errs = append(errs, field.Forbidden(p.Child("threshold"),
 			"applies to a metric; a query is judged by its successCondition, e.g. result < 0.05"))
 	}
-	errs = append(errs, promQL(p.Child("query"), c.Query)...)
+	errs = append(errs, promQL(p.Child("query"), c.Query, qs)...)
 	if c.SamplesQuery != "" {
-		errs = append(errs, promQL(p.Child("samplesQuery"), c.SamplesQuery)...)
+		errs = append(errs, promQL(p.Child("samplesQuery"), c.SamplesQuery, qs)...)
 	}
 	switch {
 	case c.SuccessCondition == "":
@@ -151,13 +151,27 @@ func queryCriterion(p *field.Path, c platformv1.CanaryCriterion) field.ErrorList
 	return errs
 }
 
-// promQL checks a query: its length, its template variables and that it
-// parses as PromQL.
-func promQL(p *field.Path, q string) field.ErrorList {
+// queryScope is the scope a criterion's queries are checked against, and
+// the namespace they are written in.
+type queryScope struct {
+	scope     analysis.Scope
+	namespace string
+}
+
+// promQL checks a query: its length, its template variables, that it
+// parses as PromQL, and that it reads only its namespace's series at a cost
+// the operator allows.
+func promQL(p *field.Path, q string, qs queryScope) field.ErrorList {
 	if errs := tooLong(p, q, maxQuery); len(errs) > 0 {
 		return errs
 	}
-	if err := analysis.CheckQuery(q); err != nil {
+	ns := qs.namespace
+	if ns == "" {
+		// A manifest without a namespace, checked offline: the rules are
+		// the same for every namespace but its own name.
+		ns = "default"
+	}
+	if err := analysis.CheckQuery(q, qs.scope, ns); err != nil {
 		return field.ErrorList{field.Invalid(p, q, err.Error())}
 	}
 	return nil

@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -38,8 +39,11 @@ const MaxAppNameLength = 63
 // AppDeployment returns every problem with an AppDeployment, each naming its
 // field, and the warnings a valid one deserves (a canary weight the replica
 // count cannot honour). It repeats the schema's checks, so that a manifest
-// can be checked offline with nothing but this package.
-func AppDeployment(ad *platformv1.AppDeployment) (field.ErrorList, []string) {
+// can be checked offline with nothing but this package. Its criteria's
+// queries are checked against scope for the AppDeployment's namespace
+// (analysis.CheckQuery): the operator's scope at admission, the default one
+// offline.
+func AppDeployment(ad *platformv1.AppDeployment, scope analysis.Scope) (field.ErrorList, []string) {
 	var errs field.ErrorList
 	name := field.NewPath("metadata", "name")
 	switch {
@@ -79,7 +83,7 @@ func AppDeployment(ad *platformv1.AppDeployment) (field.ErrorList, []string) {
 		errs = append(errs, field.Invalid(spec.Child("minReadySeconds"), minReady,
 			fmt.Sprintf("must be less than progressDeadlineSeconds (%d)", deadline)))
 	}
-	errs = append(errs, strategy(spec.Child("strategy"), &s.Strategy)...)
+	errs = append(errs, strategy(spec.Child("strategy"), &s.Strategy, queryScope{scope, ad.Namespace})...)
 	switch s.Rollback.OnFailure {
 	case "", platformv1.FailureRollback, platformv1.FailurePause:
 	default:
@@ -133,7 +137,7 @@ func healthCheck(spec *field.Path, s *platformv1.AppDeploymentSpec) field.ErrorL
 
 // strategy checks the release strategy: which fields go with which type,
 // the canary's steps and criteria.
-func strategy(path *field.Path, st *platformv1.Strategy) field.ErrorList {
+func strategy(path *field.Path, st *platformv1.Strategy, qs queryScope) field.ErrorList {
 	var errs field.ErrorList
 	typ := st.Type
 	switch typ {
@@ -184,7 +188,7 @@ func strategy(path *field.Path, st *platformv1.Strategy) field.ErrorList {
 			errs = append(errs, oneOf(p.Child("approval"), string(step.Approval), platformv1.ApprovalAuto, platformv1.ApprovalManual))
 		}
 	}
-	errs = append(errs, canaryCriteria(path.Child("canaryCriteria"), st.CanaryCriteria)...)
+	errs = append(errs, canaryCriteria(path.Child("canaryCriteria"), st.CanaryCriteria, qs)...)
 	return append(errs, analysisSpec(path.Child("analysis"), &st.Analysis)...)
 }
 

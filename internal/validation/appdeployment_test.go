@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
 )
 
 // designDocumentApp is the AppDeployment of the design documents.
@@ -143,7 +144,7 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := designDocumentApp()
 			tt.mutate(a)
-			errs, _ := AppDeployment(a)
+			errs, _ := AppDeployment(a, analysis.Scope{})
 			lines := Format(errs)
 			if len(lines) != 1 || !strings.Contains(lines[0], tt.want) {
 				t.Errorf("got %q, want one line containing %q", lines, tt.want)
@@ -153,7 +154,7 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 }
 
 func TestAppDeployment_DesignDocumentManifestIsValid(t *testing.T) {
-	errs, _ := AppDeployment(designDocumentApp())
+	errs, _ := AppDeployment(designDocumentApp(), analysis.Scope{})
 	if len(errs) > 0 {
 		t.Errorf("the design documents' manifest is refused: %q", Format(errs))
 	}
@@ -183,7 +184,7 @@ func TestAppDeployment_WarnsWhenTheCanaryWeightCannotBeHonoured(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := designDocumentApp()
 			tt.mutate(a)
-			errs, warnings := AppDeployment(a)
+			errs, warnings := AppDeployment(a, analysis.Scope{})
 			if len(errs) > 0 {
 				t.Fatalf("refused: %q", Format(errs))
 			}

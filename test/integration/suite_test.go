@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/controller"
 	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/testutil/testenv"
@@ -150,7 +151,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := webhookv1.Setup(mgr, namespaces.Set{}); err != nil {
+	if err := webhookv1.Setup(mgr, namespaces.Set{}, analysis.Scope{}); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: webhooks:", err)
 		cancel()
 		return 1

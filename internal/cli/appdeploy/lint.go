@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/cli/core"
 	"github.com/example/platform-operator/internal/validation"
 	"github.com/example/platform-operator/internal/yamldoc"
@@ -120,7 +121,12 @@ func (o *options) lintFile(file string) (lintCount, error) {
 			findings = append(findings, err.Error())
 		}
 		if err == nil || runtime.IsStrictDecodingError(err) {
-			errs, warnings := validation.AppDeployment(&ad)
+			if ad.Namespace == "" {
+				// Where kubectl apply would put it: the criteria may
+				// read that namespace's series only.
+				ad.Namespace = o.lintNamespace()
+			}
+			errs, warnings := validation.AppDeployment(&ad, analysis.Scope{})
 			findings = append(findings, validation.Format(errs)...)
 			n.warnings += len(warnings)
 			for _, w := range warnings {
@@ -133,6 +139,16 @@ func (o *options) lintFile(file string) (lintCount, error) {
 		n.problems += len(findings)
 	}
 	return n, nil
+}
+
+// lintNamespace is the namespace of a manifest that names none: the
+// current context's, as kubectl apply would use, or default when there is
+// no kubeconfig to read it from (lint needs no cluster).
+func (o *options) lintNamespace() string {
+	if ns, err := o.Namespace(); err == nil && ns != "" {
+		return ns
+	}
+	return "default"
 }
 
 // notAnAppDeployment says why a document is not one lint checks, or "".

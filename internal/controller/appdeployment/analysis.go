@@ -103,6 +103,9 @@ type measureRequest struct {
 	// the same key taken at or after it answers the request, even before a
 	// pass has recorded it.
 	due time.Time
+	// interval is the analysis interval: a measurement that starts more than
+	// an interval after it was due is counted as delayed.
+	interval time.Duration
 	// timeout bounds the whole measurement: well under the interval, so a
 	// Prometheus that never answers costs one goroutine, never a worker.
 	timeout time.Duration
@@ -113,6 +116,8 @@ type measured struct {
 	key     measureKey
 	at      time.Time
 	results []analysis.Measurement
+	// delayed says that it started more than an interval after it was due.
+	delayed bool
 }
 
 // analyzed reports whether the spec's canary is judged by an analysis.
@@ -161,7 +166,7 @@ func (p *pass) preflight(c *platformv1.CanaryStatus) bool {
 		}
 		if answered {
 			now := p.now
-			c.Analysis = &platformv1.AnalysisStatus{PreflightAt: &at}
+			c.Analysis = &platformv1.AnalysisStatus{PreflightAt: &at, DelayedMeasurements: a.DelayedMeasurements}
 			// The canary's pods are made from now on: its progress deadline
 			// counts from here, not from a wait for Prometheus.
 			c.Step.StartedAt = &now
@@ -187,8 +192,11 @@ func (p *pass) analyze(c *platformv1.CanaryStatus) bool {
 		c.Analysis = &platformv1.AnalysisStatus{}
 	}
 	if a := c.Analysis; a.Step == nil || *a.Step != i {
-		// A new step: the counts of the last one were its evidence.
-		c.Analysis = &platformv1.AnalysisStatus{Step: ptr.To(i), PreflightAt: a.PreflightAt}
+		// A new step: the counts of the last one were its evidence. What
+		// is of the canary, not of a step, goes on.
+		c.Analysis = &platformv1.AnalysisStatus{Step: ptr.To(i), PreflightAt: a.PreflightAt,
+			DelayedMeasurements: a.DelayedMeasurements, InvalidMeasurements: a.InvalidMeasurements,
+			InvalidGeneration: a.InvalidGeneration}
 	}
 	a, s := c.Analysis, analysisSettings(p.ad)
 	key := measureKey{revision: c.Revision, step: i}
@@ -238,12 +246,32 @@ func (p *pass) schedule(c *platformv1.CanaryStatus, key measureKey, last, ready 
 	p.measure = p.measureRequest(c, key, s)
 	start := p.now.Time
 	if from != nil {
-		p.measure.due = from.Add(s.interval)
+		p.measure.due = from.Add(p.invalidBackoff(c.Analysis, s.interval))
 		start = later(start, p.measure.due)
 	}
 	// The measurer wakes the AppDeployment when it has an answer; should it
 	// have been too busy to take the request, this pass asks again.
 	p.wakeAt(start.Add(p.measure.timeout + time.Second))
+}
+
+// maxInvalidBackoff bounds the wait after Invalid measurements, in
+// intervals.
+const maxInvalidBackoff = 10
+
+// invalidBackoff is the wait before the next measurement: the interval, or
+// after n Invalid measurements in a row of today's spec 2^(n-1) intervals, at
+// most maxInvalidBackoff. A query Prometheus refuses is refused again until
+// someone changes it; asking every interval only loads Prometheus.
+func (p *pass) invalidBackoff(a *platformv1.AnalysisStatus, interval time.Duration) time.Duration {
+	if a == nil || a.InvalidGeneration != p.ad.Generation {
+		return interval
+	}
+	n := count(a.InvalidMeasurements)
+	if n <= 1 {
+		return interval
+	}
+	factor := int64(1) << min(n-1, 4)
+	return interval * time.Duration(min(factor, maxInvalidBackoff))
 }
 
 // later is the later of two times.
@@ -270,6 +298,7 @@ func (p *pass) measureRequest(c *platformv1.CanaryStatus, key measureKey, s sett
 		canary:     vars(platformv1.TrackCanary, c.Version, c.Revision),
 		stable:     vars(platformv1.TrackStable, stableVersion, p.stableRevision()),
 		minSamples: s.minSamples,
+		interval:   s.interval,
 		timeout:    measureTimeout(s.interval),
 	}
 }
@@ -292,7 +321,7 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 		byName[a.Criteria[i].Name] = &a.Criteria[i]
 	}
 	out := make([]platformv1.CriterionStatus, 0, len(m.results))
-	providerError := false
+	providerError, invalid := false, false
 	for _, r := range m.results {
 		var old platformv1.CriterionStatus
 		if o := byName[r.Name]; o != nil && step {
@@ -317,6 +346,8 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 		case platformv1.MeasurementNoData:
 			*cs.NoData++
 			*cs.ConsecutiveNoData = count(old.ConsecutiveNoData) + 1
+		case platformv1.MeasurementInvalid:
+			invalid = true
 		case platformv1.MeasurementError:
 			*cs.Errors++
 			providerError = true
@@ -331,6 +362,17 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 		out = append(out, cs)
 	}
 	a.Criteria = out
+	if m.delayed {
+		a.DelayedMeasurements = ptr.To(count(a.DelayedMeasurements) + 1)
+	}
+	switch {
+	case !invalid:
+		a.InvalidMeasurements, a.InvalidGeneration = nil, 0
+	case a.InvalidGeneration == p.ad.Generation:
+		a.InvalidMeasurements = ptr.To(count(a.InvalidMeasurements) + 1)
+	default:
+		a.InvalidMeasurements, a.InvalidGeneration = ptr.To[int32](1), p.ad.Generation
+	}
 	switch {
 	case providerError && a.ProviderErrorSince == nil:
 		a.ProviderErrorSince = &at

@@ -19,6 +19,7 @@ package appdeployment
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -264,7 +265,9 @@ func TestAnalysis_PrometheusOutageStopsTheClockThenPausesAndResumesByItself(t *t
 	w.setImage(image124)
 	w.runFor(8 * time.Second)
 	until := w.ad.Status.Canary.Step.PauseUntil.DeepCopy()
-	prom.set(func(f *fakePrometheus) { f.err = errors.New("dial tcp 127.0.0.1:9090: connect: connection refused") })
+	prom.set(func(f *fakePrometheus) {
+		f.err = &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+	})
 	w.runFor(6 * time.Second)
 	// Within the grace: measuring goes on, nothing pauses, nothing fails.
 	w.expectPhase(platformv1.PhaseProgressing, platformv1.ReasonCanarying)
@@ -273,7 +276,7 @@ func TestAnalysis_PrometheusOutageStopsTheClockThenPausesAndResumesByItself(t *t
 	}
 	w.runFor(60 * time.Second)
 	w.expectPhase(platformv1.PhasePaused, string(platformv1.PauseProviderError))
-	if !strings.Contains(w.ad.Status.Message, "connection refused") {
+	if !strings.Contains(w.ad.Status.Message, "Prometheus is unreachable (dial failed)") {
 		t.Fatalf("message %q does not say why", w.ad.Status.Message)
 	}
 	w.expectEvents(EventAnalysisPaused)
@@ -396,9 +399,10 @@ func TestAnalysis_PodFailureStillRollsBackWhilePrometheusIsDown(t *testing.T) {
 func TestMeasurer_ABlackHolePrometheusCostsNoWorker(t *testing.T) {
 	block := make(chan struct{})
 	defer close(block)
-	m := newMeasurer(blackHole{block}, clocktesting.NewFakePassiveClock(time.Now()))
+	m := newMeasurer(blackHole{block}, clocktesting.NewFakePassiveClock(time.Now()), measurerOptions{})
 	ad := analysedApp()
 	req := &measureRequest{key: measureKey{revision: "r1"}, criteria: ad.Spec.Strategy.CanaryCriteria,
+		canary:     analysis.Vars{Namespace: ad.Namespace, Name: ad.Name, Track: platformv1.TrackCanary, Interval: time.Second},
 		minSamples: 10, timeout: 200 * time.Millisecond}
 	start := time.Now()
 	m.start(ad, req)
@@ -475,7 +479,7 @@ func TestMeasurer_AMeasurementAskedForBeforeItIsDueStartsWhenDue(t *testing.T) {
 	prom := &countingPrometheus{}
 	start := time.Date(2026, 11, 30, 12, 0, 1, 600_000_000, time.UTC)
 	clk := clocktesting.NewFakeClock(start)
-	m := newMeasurer(prom, clk)
+	m := newMeasurer(prom, clk, measurerOptions{})
 	ad := analysedApp()
 	due := start.Add(3400 * time.Millisecond)
 	req := &measureRequest{key: measureKey{revision: "r1"}, criteria: ad.Spec.Strategy.CanaryCriteria,
@@ -526,7 +530,7 @@ func TestMeasurer_AMeasurementDueIsTakenOnceWhenAskedAgainBeforeItIsRecorded(t *
 	prom := &countingPrometheus{}
 	due := time.Date(2026, 11, 30, 12, 0, 10, 0, time.UTC)
 	clk := clocktesting.NewFakePassiveClock(due.Add(50 * time.Millisecond))
-	m := newMeasurer(prom, clk)
+	m := newMeasurer(prom, clk, measurerOptions{})
 	ad := analysedApp()
 	req := &measureRequest{key: measureKey{revision: "r1"}, criteria: ad.Spec.Strategy.CanaryCriteria,
 		minSamples: 10, timeout: time.Second, due: due}

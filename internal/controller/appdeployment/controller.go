@@ -71,6 +71,13 @@ type Reconciler struct {
 	// manager has no Prometheus address, and then analysed canaries hold
 	// with ProviderError.
 	Prometheus analysis.Provider
+	// Scope confines every query of the analysis to the AppDeployment's
+	// namespace.
+	Scope analysis.Scope
+	// MaxInFlight and MaxInFlightPerNamespace bound the measurements
+	// running at once, in all and of one namespace; zero takes
+	// DefaultMaxInFlight and DefaultMaxInFlightPerNamespace.
+	MaxInFlight, MaxInFlightPerNamespace int
 
 	// applier applies the children, writing only on change.
 	applier reconcileutil.Applier
@@ -161,7 +168,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		r.Clock = clock.RealClock{}
 	}
 	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
-	r.measurer = newMeasurer(r.Prometheus, r.Clock)
+	r.measurer = newMeasurer(r.Prometheus, r.Clock, measurerOptions{
+		scope: r.Scope, maxInFlight: r.MaxInFlight, maxPerNamespace: r.MaxInFlightPerNamespace,
+		log: mgr.GetLogger().WithName("analysis"),
+	})
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podAppField,
 		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
 		return fmt.Errorf("index pods by application: %w", err)

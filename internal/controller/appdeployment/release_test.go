@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -106,8 +107,8 @@ func (w *world) pass() *pass {
 	// The measurer takes a measurement asked for before it is due when it
 	// is due; the pass of that second asks for it again and takes it here.
 	if p.measure != nil && w.prometheus != nil && !p.measure.due.After(w.now) {
-		m := newMeasurer(w.prometheus, clocktesting.NewFakePassiveClock(w.now))
-		w.measured = m.measure(p.measure)
+		m := newMeasurer(w.prometheus, clocktesting.NewFakePassiveClock(w.now), measurerOptions{})
+		w.measured = m.measure(types.NamespacedName{Namespace: w.ad.Namespace, Name: w.ad.Name}, p.measure)
 		w.measurements++
 	}
 	return p

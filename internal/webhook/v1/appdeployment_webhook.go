@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
@@ -74,6 +75,9 @@ var appInterpretedAnnotations = []string{
 type AppDeploymentWebhook struct {
 	// Client creates SubjectAccessReviews.
 	Client client.Client
+	// Scope is the canary analysis's: criteria's queries are checked
+	// against it for the AppDeployment's namespace.
+	Scope analysis.Scope
 }
 
 var (
@@ -110,7 +114,7 @@ func (v *AppDeploymentWebhook) ValidateDelete(context.Context, *platformv1.AppDe
 // the annotations it had before (oldAnnotations, nil on create) and, when
 // asked, the user's right to create Deployments in its namespace.
 func (v *AppDeploymentWebhook) validate(ctx context.Context, oldAnnotations map[string]string, ad *platformv1.AppDeployment, checkDeployments bool) (admission.Warnings, error) {
-	errs, warnings := validation.AppDeployment(ad)
+	errs, warnings := validation.AppDeployment(ad, v.Scope)
 	annotations := field.NewPath("metadata", "annotations")
 	for _, k := range appRequestAnnotations {
 		if n := len(ad.Annotations[k]); n > platformv1.MaxRequestValueLength {
@@ -241,8 +245,8 @@ func (v *AppDeploymentWebhook) mayNotCreateDeployments(ctx context.Context, u au
 
 // SetupAppDeploymentWebhook registers the AppDeployment webhooks with the
 // manager.
-func SetupAppDeploymentWebhook(mgr ctrl.Manager, served namespaces.Set) error {
-	v := &AppDeploymentWebhook{Client: mgr.GetClient()}
+func SetupAppDeploymentWebhook(mgr ctrl.Manager, served namespaces.Set, scope analysis.Scope) error {
+	v := &AppDeploymentWebhook{Client: mgr.GetClient(), Scope: scope}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.AppDeployment{}).
 		WithValidator(servedValidator[*platformv1.AppDeployment]{served, v}).
 		WithDefaulter(servedDefaulter[*platformv1.AppDeployment]{served, v}).

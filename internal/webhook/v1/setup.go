@@ -25,6 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/namespaces"
 )
 
@@ -33,7 +34,10 @@ import (
 // API server for (a SelfSubjectReview) on the first TaskRun it admits: in a
 // cluster or out of one, and without a request at start-up. Objects outside
 // the served namespaces are admitted unjudged (see servedDefaulter).
-func Setup(mgr ctrl.Manager, served namespaces.Set) error {
+//
+// scope is the canary analysis's: a criterion's query that reads another
+// namespace's series, or costs more than it allows, is refused.
+func Setup(mgr ctrl.Manager, served namespaces.Set, scope analysis.Scope) error {
 	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
@@ -41,7 +45,7 @@ func Setup(mgr ctrl.Manager, served namespaces.Set) error {
 	if err := SetupScheduleTaskWebhook(mgr, served); err != nil {
 		return fmt.Errorf("set up ScheduleTask webhook: %w", err)
 	}
-	if err := SetupAppDeploymentWebhook(mgr, served); err != nil {
+	if err := SetupAppDeploymentWebhook(mgr, served, scope); err != nil {
 		return fmt.Errorf("set up AppDeployment webhook: %w", err)
 	}
 	if err := SetupTaskRunWebhook(mgr, served, onceOK(func(ctx context.Context) (string, error) {

@@ -1,0 +1,225 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql/parser"
+)
+
+// Defaults of a Scope: the label Prometheus Operator's and kube-prometheus's
+// relabelling put a pod's namespace in, and the longest window a criterion
+// may read (a step is judged on the last interval; an hour is generous).
+const (
+	DefaultNamespaceLabel = "namespace"
+	DefaultMaxRange       = time.Hour
+)
+
+// Scope confines the queries of an AppDeployment's analysis to the series
+// of its own namespace: the operator's Prometheus holds every tenant's
+// series, and a tenant who could choose the selector could read another's,
+// one number per criterion per interval, through status.
+//
+// Enforce rewrites a query's parsed form so that every selector (also inside
+// subqueries, functions and aggregations) carries label="namespace"; Check
+// refuses, at admission, a query that as written names another namespace
+// or costs more than the platform allows. Both work on the AST, never on the
+// text: a matcher spelt inside a string or a comment cannot fool them.
+//
+// The zero Scope is the default one.
+type Scope struct {
+	// Label is the label that holds the namespace of a series; "" is
+	// DefaultNamespaceLabel.
+	Label string
+	// LabelFor names, for a metric whose series carry the tenant under
+	// another label (a gateway's metrics labelled by the route's namespace,
+	// say), that label. The platform sets it, never a tenant.
+	LabelFor map[string]string
+	// MaxRange bounds a range or subquery window; 0 is DefaultMaxRange.
+	MaxRange time.Duration
+}
+
+// ParseLabelFor reads METRIC=LABEL, as --prometheus-namespace-label-for
+// gives it, into m.
+func ParseLabelFor(m map[string]string, s string) error {
+	metric, label, ok := strings.Cut(s, "=")
+	switch {
+	case !ok || metric == "" || label == "":
+		return fmt.Errorf("%q: want METRIC=LABEL, such as envoy_cluster_upstream_rq=route_namespace", s)
+	case !model.LegacyValidation.IsValidMetricName(metric):
+		return fmt.Errorf("%q: %q is not a metric name", s, metric)
+	case !model.LegacyValidation.IsValidLabelName(label):
+		return fmt.Errorf("%q: %q is not a label name", s, label)
+	}
+	m[metric] = label
+	return nil
+}
+
+// label is the label that holds the namespace of the series of metric ("" when
+// the selector names no single metric).
+func (s Scope) label(metric string) string {
+	if l, ok := s.LabelFor[metric]; ok && metric != "" {
+		return l
+	}
+	if s.Label == "" {
+		return DefaultNamespaceLabel
+	}
+	return s.Label
+}
+
+// maxRange is the longest window a query may read.
+func (s Scope) maxRange() time.Duration {
+	if s.MaxRange <= 0 {
+		return DefaultMaxRange
+	}
+	return s.MaxRange
+}
+
+// Labels are the namespace labels the scope uses, sorted: the default and
+// those of LabelFor. For documentation and logs.
+func (s Scope) Labels() []string {
+	set := map[string]bool{s.label(""): true}
+	for _, l := range s.LabelFor {
+		set[l] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// Enforce returns query with every vector and matrix selector confined to
+// namespace: each gets the matcher <label>="<namespace>", label being the
+// one of its metric. It refuses what Check refuses, so a query admitted
+// before a rule or a flag changed is judged Invalid rather than sent. An
+// error means the query is not sent.
+func (s Scope) Enforce(query, namespace string) (string, error) {
+	expr, err := s.confine(query, namespace, true)
+	if err != nil {
+		return "", err
+	}
+	return expr.String(), nil
+}
+
+// Check reports what is wrong with a query, as written and rendered for
+// namespace, that parsing alone does not show: a matcher on the namespace
+// label that is anything but label="namespace" (another namespace, a regular
+// expression, a negation), a range or subquery window longer than the
+// scope's bound, or a selector with no metric name and only regular
+// expressions (which makes Prometheus read every series). The error text is
+// for a field error.
+func (s Scope) Check(query, namespace string) error {
+	_, err := s.confine(query, namespace, false)
+	return err
+}
+
+// confine parses query, checks every selector and window, and with add
+// gives each selector the matcher of namespace.
+func (s Scope) confine(query, namespace string, add bool) (parser.Expr, error) {
+	if namespace == "" {
+		return nil, errors.New("no namespace to confine the query to")
+	}
+	expr, err := promQL.ParseExpr(query)
+	if err != nil {
+		return nil, fmt.Errorf("not valid PromQL: %s", oneLine(err.Error()))
+	}
+	var problem error
+	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
+		switch n := node.(type) {
+		case *parser.VectorSelector:
+			if problem = s.checkSelector(n, namespace); problem == nil && add {
+				n.LabelMatchers = confined(n.LabelMatchers, s.label(metricName(n)), namespace)
+			}
+		case *parser.MatrixSelector:
+			problem = s.checkRange("range", n.Range)
+		case *parser.SubqueryExpr:
+			problem = s.checkRange("subquery window", n.Range)
+		}
+		return problem
+	})
+	if problem != nil {
+		return nil, problem
+	}
+	return expr, nil
+}
+
+// confined is matchers with label="namespace" added, unless it is there
+// (checkSelector has refused any other matcher on label).
+func confined(matchers []*labels.Matcher, label, namespace string) []*labels.Matcher {
+	for _, m := range matchers {
+		if m.Name == label {
+			return matchers
+		}
+	}
+	return append(matchers, labels.MustNewMatcher(labels.MatchEqual, label, namespace))
+}
+
+// checkSelector refuses a selector that reads outside namespace or matches
+// series by regular expressions alone.
+func (s Scope) checkSelector(vs *parser.VectorSelector, namespace string) error {
+	name := metricName(vs)
+	label := s.label(name)
+	for _, m := range vs.LabelMatchers {
+		if m.Name == label && (m.Type != labels.MatchEqual || m.Value != namespace) {
+			return fmt.Errorf("may only read series of namespace %q: the matcher %s reads others "+
+				"(write %s=\"{{namespace}}\", or leave it out: the operator adds it)", namespace, m.String(), label)
+		}
+	}
+	if name != "" {
+		return nil
+	}
+	for _, m := range vs.LabelMatchers {
+		if m.Type == labels.MatchEqual && m.Name != labels.MetricName {
+			return nil
+		}
+	}
+	return fmt.Errorf("the selector %s names no metric and matches only by regular expressions, "+
+		"which makes Prometheus read every series: name the metric", vs.String())
+}
+
+// checkRange refuses a window longer than the scope's bound.
+func (s Scope) checkRange(what string, d time.Duration) error {
+	if limit := s.maxRange(); d > limit {
+		return fmt.Errorf("a %s of %s is longer than the %s the operator allows (--analysis-max-range)",
+			what, formatDuration(d), formatDuration(limit))
+	}
+	return nil
+}
+
+// metricName is the one metric a selector reads: its name, or the value of
+// an equality matcher on __name__; "" when it names none.
+func metricName(vs *parser.VectorSelector) string {
+	if vs.Name != "" {
+		return vs.Name
+	}
+	for _, m := range vs.LabelMatchers {
+		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+			return m.Value
+		}
+	}
+	return ""
+}
+
+// formatDuration prints d as PromQL writes durations: 1h, 1h30m, 30s.
+func formatDuration(d time.Duration) string {
+	return model.Duration(d).String()
+}

@@ -1,0 +1,77 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+)
+
+// TestAppDeployment_ATenantsQueryMayReadOnlyItsOwnNamespace: a tenant with
+// rights in one namespace writes canary criteria that read another
+// namespace's series (the first attack of the threat model). The webhook
+// refuses each, naming the field, and admits the query that names its own
+// namespace through {{namespace}} or literally.
+func TestAppDeployment_ATenantsQueryMayReadOnlyItsOwnNamespace(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	tenant := userClient(t, ns, "mallory", []rbacv1.PolicyRule{appRule, deploymentRule})
+	withQuery := func(name, query string) *platformv1.AppDeployment {
+		ad := sampleApp(t, ns)
+		ad.Name = name
+		ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30,
+			CanaryCriteria: []platformv1.CanaryCriterion{{Name: "peek", Query: query, SuccessCondition: "result >= 0.0"}}}
+		return ad
+	}
+	for i, query := range []string{
+		`sum(rate(http_requests_total{namespace="default"}[1m]))`,
+		`sum(rate(http_requests_total{namespace=~".+"}[1m]))`,
+		`sum(rate(http_requests_total{namespace!="` + ns + `"}[1m]))`,
+		`max_over_time(sum(rate(http_requests_total{namespace="kube-system"}[1m]))[10m:1m])`,
+		`count({__name__=~".+"})`,
+		`sum(rate(http_requests_total[2h]))`,
+	} {
+		err := tenant.Create(ctx, withQuery(fmt.Sprintf("peek-%d", i), query))
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.strategy.canaryCriteria[0].query") {
+			t.Errorf("query %s: create = %v, want it refused naming spec.strategy.canaryCriteria[0].query", query, err)
+			continue
+		}
+		if strings.Contains(query, "namespace") && !strings.Contains(err.Error(), `may only read series of namespace "`+ns+`"`) {
+			t.Errorf("query %s: refusal %q does not say which namespace it may read", query, err)
+		}
+	}
+	for i, query := range []string{
+		`sum(rate(http_requests_total{namespace="{{namespace}}",app="{{name}}"}[1m]))`,
+		`sum(rate(http_requests_total{namespace="` + ns + `"}[1m]))`,
+		`sum(rate(http_requests_total{app="{{name}}"}[1m]))`,
+	} {
+		ad := withQuery(fmt.Sprintf("own-%d", i), query)
+		ad.Spec.Strategy.CanaryCriteria[0].SamplesQuery = ""
+		ad.Spec.Replicas = ptr.To[int32](3)
+		if err := tenant.Create(ctx, ad); err != nil {
+			t.Errorf("query %s of its own namespace: %v", query, err)
+		}
+	}
+}
