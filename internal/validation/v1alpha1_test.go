@@ -17,6 +17,7 @@ limitations under the License.
 package validation
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -35,9 +36,7 @@ func TestScheduleTask_RefusesATaskWhoseV1alpha1FormDoesNotFit(t *testing.T) {
 		st.Spec.Command = nil
 		st.Spec.Args = []string{lt, lt}
 		st.Annotations = map[string]string{"example.com/own": strings.Repeat("x", own)}
-		for k, v := range extra {
-			st.Annotations[k] = v
-		}
+		maps.Copy(st.Annotations, extra)
 		return st
 	}
 	for _, tc := range []struct {

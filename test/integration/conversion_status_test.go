@@ -175,6 +175,9 @@ func TestConversion_TenantCannotWriteStatusThroughV1alpha1Annotation(t *testing.
 	}
 }
 
+// editedSchedule is the schedule a v1alpha1 client edits a task's to.
+const editedSchedule = "@hourly"
+
 func TestConversion_V1alpha1SpecUpdateKeepsTheOperatorsStatus(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -194,7 +197,7 @@ func TestConversion_V1alpha1SpecUpdateKeepsTheOperatorsStatus(t *testing.T) {
 			old.Status.MissedRunsCheckedTime}); delta != "" {
 			t.Errorf("status read as v1alpha1 (-operator's +read):\n%s", delta)
 		}
-		old.Spec.Schedule = "@hourly"
+		old.Spec.Schedule = editedSchedule
 		return k8sClient.Update(ctx, &old)
 	})
 	if err != nil {
@@ -204,8 +207,8 @@ func TestConversion_V1alpha1SpecUpdateKeepsTheOperatorsStatus(t *testing.T) {
 	if err := k8sClient.Get(ctx, key, &v1); err != nil {
 		t.Fatal(err)
 	}
-	if v1.Spec.Schedule != "@hourly" {
-		t.Errorf("schedule %q, want the edit @hourly", v1.Spec.Schedule)
+	if v1.Spec.Schedule != editedSchedule {
+		t.Errorf("schedule %q, want the edit %q", v1.Spec.Schedule, editedSchedule)
 	}
 	if delta := cmp.Diff(written, carried(&v1.Status)); delta != "" {
 		t.Errorf("status after a spec update through v1alpha1 (-operator's +stored):\n%s", delta)
