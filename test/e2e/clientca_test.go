@@ -145,7 +145,9 @@ func TestWebhookClientCA_APIServerPresentingACertificateIsServedOthersAreRefused
 	g := NewWithT(t)
 	ctx := t.Context()
 	own := ownCluster(t)
-	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1, Args: []string{"--webhook-client-ca=" + clientCAFile}})
+	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{
+		Replicas: 1, Args: []string{"--webhook-client-ca=" + clientCAFile},
+	})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(op.Stop)
 	ns := harness.Namespace(t, own)

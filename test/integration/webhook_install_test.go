@@ -51,7 +51,8 @@ func TestHelm_WebhookValuesBecomeTheManagersFlagsAndMountTheClientCA(t *testing.
 		}
 	}
 
-	c, pod := manager(t, "webhook.maxInFlight=10", "webhook.clientCA.configMap=apiserver-client-ca", "webhook.clientCA.key=bundle.pem")
+	c, pod := manager(t, "webhook.maxInFlight=10",
+		"webhook.clientCA.configMap=apiserver-client-ca", "webhook.clientCA.key=bundle.pem")
 	if !slices.Contains(c.Args, "--webhook-max-in-flight=10") {
 		t.Errorf("args %v lack --webhook-max-in-flight=10", c.Args)
 	}
@@ -66,7 +67,7 @@ func TestHelm_WebhookValuesBecomeTheManagersFlagsAndMountTheClientCA(t *testing.
 	}
 	var volume string
 	for _, m := range c.VolumeMounts {
-		if strings.HasPrefix(file, strings.TrimSuffix(m.MountPath, "/")+"/") && strings.TrimPrefix(file, m.MountPath+"/") == "bundle.pem" {
+		if file == strings.TrimSuffix(m.MountPath, "/")+"/bundle.pem" {
 			volume = m.Name
 		}
 	}

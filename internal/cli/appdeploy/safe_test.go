@@ -67,7 +67,7 @@ func checkPrintedSafely(t *testing.T, what, out string) {
 	if found := unsafeRunes(out); len(found) > 0 {
 		t.Errorf("%s printed raw control characters %v:\n%q", what, found, out)
 	}
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "FORGED") {
 			t.Errorf("%s printed a line the status text forged: %q", what, line)
 		}
