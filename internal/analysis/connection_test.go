@@ -17,14 +17,8 @@ limitations under the License.
 package analysis
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/example/platform-operator/internal/testutil"
 )
 
 // TestConnection_TokenCertificatesAndHeadersReachPrometheus: a Prometheus
@@ -41,16 +37,27 @@ import (
 // rotated in its file is the one the next query sends.
 func TestConnection_TokenCertificatesAndHeadersReachPrometheus(t *testing.T) {
 	dir := t.TempDir()
-	ca, caKey := newCA(t)
-	writePEM(t, filepath.Join(dir, "ca.crt"), "CERTIFICATE", ca.Raw)
-	serverCert := issue(t, ca, caKey, "prometheus", []net.IP{net.ParseIP("127.0.0.1")}, x509.ExtKeyUsageServerAuth)
-	clientCert := issue(t, ca, caKey, "platform-operator", nil, x509.ExtKeyUsageClientAuth)
-	writePEM(t, filepath.Join(dir, "tls.crt"), "CERTIFICATE", clientCert.Certificate[0])
-	keyDER, err := x509.MarshalECPrivateKey(clientCert.PrivateKey.(*ecdsa.PrivateKey))
+	ca, err := testutil.NewCA("test CA")
 	if err != nil {
 		t.Fatal(err)
 	}
-	writePEM(t, filepath.Join(dir, "tls.key"), "EC PRIVATE KEY", keyDER)
+	serverCert, err := ca.Issue("prometheus", x509.ExtKeyUsageServerAuth, net.ParseIP("127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientCert, err := ca.Issue("platform-operator", x509.ExtKeyUsageClientAuth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := testutil.PEMs(clientCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"ca.crt": ca.PEM, "tls.crt": certPEM, "tls.key": keyPEM} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	token := filepath.Join(dir, "token")
 	if err := os.WriteFile(token, []byte("first\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -74,7 +81,7 @@ func TestConnection_TokenCertificatesAndHeadersReachPrometheus(t *testing.T) {
 		_, _ = w.Write([]byte(scalar("1").body))
 	}))
 	pool := x509.NewCertPool()
-	pool.AddCert(ca)
+	pool.AddCert(ca.Cert)
 	srv.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientCAs: pool,
 		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
 	srv.StartTLS()
@@ -116,52 +123,5 @@ func TestConnection_RefusesHalfACertificateAndBadHeaders(t *testing.T) {
 	h := map[string]string{}
 	if err := ParseHeader(h, "x-scope-orgid=team-a"); err != nil || h["X-Scope-Orgid"] != "team-a" {
 		t.Errorf("ParseHeader: %v, %v", err, h)
-	}
-}
-
-// newCA is a self-signed CA.
-func newCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca, key
-}
-
-// issue is a certificate of ca for name.
-func issue(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, ips []net.IP,
-	usage x509.ExtKeyUsage) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: ips,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// writePEM writes one PEM block.
-func writePEM(t *testing.T, path, typ string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -310,3 +310,23 @@ func TestAnalysis_AnInvalidQueryBacksOffUntilTheSpecChanges(t *testing.T) {
 		t.Errorf("no measurement within an interval of a change of the spec (last %s)", a.MeasuredAt)
 	}
 }
+
+// TestAnalysis_ADelayedMeasurementIsCountedInStatusAcrossSteps: the count of
+// delayed measurements is the canary's: a new step keeps it.
+func TestAnalysis_ADelayedMeasurementIsCountedInStatusAcrossSteps(t *testing.T) {
+	ad := analysedApp()
+	p := newPass(ad, &observation{}, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	a := &platformv1.AnalysisStatus{Step: ptr.To[int32](0)}
+	results := []analysis.Measurement{{Name: "error_rate", Result: platformv1.MeasurementPass}}
+	p.count(a, &measured{key: measureKey{revision: "r1"}, at: p.now.Time, results: results, delayed: true}, true)
+	p.count(a, &measured{key: measureKey{revision: "r1"}, at: p.now.Add(time.Minute), results: results}, true)
+	p.count(a, &measured{key: measureKey{revision: "r1"}, at: p.now.Add(2 * time.Minute), results: results, delayed: true}, true)
+	if got := ptr.Deref(a.DelayedMeasurements, 0); got != 2 {
+		t.Fatalf("delayedMeasurements %d after two delayed measurements of three, want 2", got)
+	}
+	c := &platformv1.CanaryStatus{Revision: "r1", Step: &platformv1.CanaryStepStatus{Index: ptr.To[int32](1)}, Analysis: a}
+	p.analyze(c)
+	if got := ptr.Deref(c.Analysis.DelayedMeasurements, 0); got != 2 || ptr.Deref(c.Analysis.Step, -1) != 1 {
+		t.Errorf("after the step changed: delayedMeasurements %d of step %v, want 2 kept", got, c.Analysis.Step)
+	}
+}
