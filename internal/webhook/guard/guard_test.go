@@ -17,16 +17,10 @@ limitations under the License.
 package guard
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -35,8 +29,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	promtestutil "github.com/prometheus/client_golang/prometheus/testutil"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/example/platform-operator/internal/testutil"
 )
 
 const (
@@ -86,7 +82,7 @@ func TestServer_AdmissionRequestBeyondMaxInFlightGets429WithRetryAfter(t *testin
 		validatePath: blocking(started, release), mutatePath: blocking(started, release), convertPath: ok,
 	}))
 	defer srv.Close()
-	before := testutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonTooManyRequests))
+	before := promtestutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonTooManyRequests))
 
 	// limit slow requests, on both admission paths: they share the limit.
 	var wg sync.WaitGroup
@@ -125,7 +121,7 @@ func TestServer_AdmissionRequestBeyondMaxInFlightGets429WithRetryAfter(t *testin
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
 		t.Errorf("request %d: got %d with Retry-After %q, want 429 with Retry-After 1", limit+1, resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if got := testutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonTooManyRequests)) - before; got != 1 {
+	if got := promtestutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonTooManyRequests)) - before; got != 1 {
 		t.Errorf("rejections counted: %v, want 1", got)
 	}
 
@@ -181,52 +177,24 @@ func TestServer_ZeroMaxInFlightLimitsNothing(t *testing.T) {
 	}
 }
 
-// ca is a certificate authority for the tests.
-type ca struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
+// newCA makes a CA for a test.
+func newCA(t *testing.T, name string) *testutil.CA {
+	t.Helper()
+	ca, err := testutil.NewCA(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
 }
 
-func newCA(t *testing.T, name string) *ca {
+// clientCert is a client certificate for user signed by ca.
+func clientCert(t *testing.T, ca *testutil.CA, user string) tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, err := ca.Issue(user, x509.ExtKeyUsageClientAuth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &ca{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// clientCert is a client certificate signed by c.
-func (c *ca) clientCert(t *testing.T, user string) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: user},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, c.cert, &key.PublicKey, c.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	return cert
 }
 
 // tlsServer serves the guarded handlers over TLS with the client CA of
@@ -273,12 +241,12 @@ func post(srv *httptest.Server, path string, cert *tls.Certificate) (int, error)
 func TestServer_WithClientCAAdmissionPathsNeedACertificateOfThatCA(t *testing.T) {
 	apiserverCA, otherCA := newCA(t, "apiserver-client-ca"), newCA(t, "someone-else")
 	caFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(caFile, apiserverCA.pem, 0o600); err != nil {
+	if err := os.WriteFile(caFile, apiserverCA.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	srv := tlsServer(t, caFile)
-	good, foreign := apiserverCA.clientCert(t, "kube-apiserver"), otherCA.clientCert(t, "kube-apiserver")
-	before := testutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate))
+	good, foreign := clientCert(t, apiserverCA, "kube-apiserver"), clientCert(t, otherCA, "kube-apiserver")
+	before := promtestutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate))
 
 	for _, path := range []string{validatePath, mutatePath} {
 		if code, err := post(srv, path, nil); err != nil || code != http.StatusUnauthorized {
@@ -291,7 +259,7 @@ func TestServer_WithClientCAAdmissionPathsNeedACertificateOfThatCA(t *testing.T)
 			t.Errorf("%s with a certificate of another CA: served with %d, want the handshake refused", path, code)
 		}
 	}
-	if got := testutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate)) - before; got != 2 {
+	if got := promtestutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate)) - before; got != 2 {
 		t.Errorf("rejections counted: %v, want 2", got)
 	}
 	// The API server sends no client certificate to conversion webhooks.
