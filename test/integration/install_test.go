@@ -41,6 +41,20 @@ func managerDeployment(t *testing.T, m manifests) *appsv1.Deployment {
 	return d
 }
 
+// managerContainer renders the chart with the values set and returns its
+// manager container and the pod it runs in.
+func managerContainer(t *testing.T, set ...string) (corev1.Container, corev1.PodSpec) {
+	t.Helper()
+	pod := managerDeployment(t, helmTemplate(t, set...)).Spec.Template.Spec
+	for _, c := range pod.Containers {
+		if c.Name == "manager" {
+			return c, pod
+		}
+	}
+	t.Fatal("no manager container")
+	return corev1.Container{}, pod
+}
+
 // selects reports whether sel matches the pod template's labels.
 func selects(t *testing.T, sel *metav1.LabelSelector, pod map[string]string) bool {
 	t.Helper()

@@ -29,18 +29,7 @@ import (
 // Secret of prometheus.tls, the projected token of
 // prometheus.bearerToken.audience.
 func TestHelm_PrometheusValuesBecomeTheManagersFlagsAndMountTheirFiles(t *testing.T) {
-	render := func(set ...string) (corev1.Container, corev1.PodSpec) {
-		t.Helper()
-		pod := managerDeployment(t, helmTemplate(t, set...)).Spec.Template.Spec
-		for _, c := range pod.Containers {
-			if c.Name == "manager" {
-				return c, pod
-			}
-		}
-		t.Fatal("no manager container")
-		return corev1.Container{}, pod
-	}
-	c, _ := render()
+	c, _ := managerContainer(t)
 	for _, want := range []string{"--prometheus-namespace-label=namespace", "--analysis-max-range=1h",
 		"--analysis-max-in-flight=8", "--analysis-max-in-flight-per-namespace=2"} {
 		if !slices.Contains(c.Args, want) {
@@ -48,7 +37,7 @@ func TestHelm_PrometheusValuesBecomeTheManagersFlagsAndMountTheirFiles(t *testin
 		}
 	}
 
-	c, pod := render("prometheus.address=https://thanos-query.monitoring:9090",
+	c, pod := managerContainer(t, "prometheus.address=https://thanos-query.monitoring:9090",
 		"prometheus.namespaceLabel=kubernetes_namespace",
 		"prometheus.namespaceLabelFor[0].metric=envoy_cluster_upstream_rq_total",
 		"prometheus.namespaceLabelFor[0].label=route_namespace",

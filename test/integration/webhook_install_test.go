@@ -20,8 +20,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The chart's webhook values reach the manager: webhook.maxInFlight as
@@ -29,18 +27,7 @@ import (
 // naming a file of the ConfigMap it mounts. Without a ConfigMap there is
 // no flag, so the admission paths stay open as before.
 func TestHelm_WebhookValuesBecomeTheManagersFlagsAndMountTheClientCA(t *testing.T) {
-	manager := func(t *testing.T, set ...string) (corev1.Container, corev1.PodSpec) {
-		t.Helper()
-		pod := managerDeployment(t, helmTemplate(t, set...)).Spec.Template.Spec
-		for _, c := range pod.Containers {
-			if c.Name == "manager" {
-				return c, pod
-			}
-		}
-		t.Fatal("no manager container")
-		return corev1.Container{}, pod
-	}
-
+	manager := managerContainer
 	c, _ := manager(t)
 	if !slices.Contains(c.Args, "--webhook-max-in-flight=64") {
 		t.Errorf("defaults: args %v lack --webhook-max-in-flight=64", c.Args)
