@@ -107,6 +107,17 @@ const (
 	ReasonSucceededRecently = "SucceededRecently"
 	// ReasonStale: no run has succeeded for staleAfterSeconds.
 	ReasonStale = "Stale"
+
+	// ConditionChildContested is set, on ScheduleTasks and AppDeployments,
+	// while someone keeps changing a child (a CronJob, Deployment or
+	// Service) that the operator keeps changing back: True after ten
+	// repairs within ten minutes, naming the child and the field manager
+	// that changes it; removed once the child has gone unchanged for ten
+	// minutes. Repairs are spaced out meanwhile. It never touches Ready: a
+	// co-tenant's loop must not fail the owner's runs or its kubectl wait.
+	ConditionChildContested = "ChildContested"
+	// ReasonRepairedRepeatedly: the child was changed back again and again.
+	ReasonRepairedRepeatedly = "RepairedRepeatedly"
 )
 
 // Labels and annotations the operator puts on the objects it creates.

@@ -25,6 +25,7 @@ import (
 	"maps"
 	"reflect"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,11 @@ const (
 	// ApplyRepaired: the configuration was the one last applied, but someone
 	// changed a field the operator sets; applying it took the field back.
 	ApplyRepaired ApplyResult = "Repaired"
+	// ApplyDeferred: as ApplyRepaired, but the child was repaired a moment
+	// ago and Applier.Repairs holds the next repair back; nothing was
+	// written, and the object is left as the cache shows it. Ask for a pass
+	// after Applier.RepairWait.
+	ApplyDeferred ApplyResult = "Deferred"
 )
 
 // NotControlledError says that an object of the child's name exists and is
@@ -124,6 +130,16 @@ type Applier struct {
 	// pod template with the one it signed). A changed configuration is still
 	// applied whole.
 	Unchecked [][]string
+	// Repairs, when set, spaces out the repairs of a child that someone
+	// keeps changing (see RepairBackoff): a repair that comes too soon
+	// after the last is ApplyDeferred. A changed configuration (an update)
+	// is never held back.
+	Repairs *RepairBackoff
+	// Urgent are paths of fields of the configuration whose change is
+	// repaired at once, whatever Repairs says, because what they hold runs
+	// (a CronJob's job template): a tenant's change there must not last
+	// even for the length of a backoff.
+	Urgent [][]string
 
 	mu sync.Mutex
 	// verified is, per child, what was last seen to show the configuration.
@@ -162,9 +178,30 @@ type verifiedChild struct {
 // Forget drops what the applier remembers of the child key, once it is
 // deleted, so the memory does not grow with the history of the cluster.
 func (a *Applier) Forget(key types.NamespacedName) {
+	if a.Repairs != nil {
+		a.Repairs.Forget(key)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.verified, key)
+}
+
+// RepairWait is how long the repair of the child of kind named key is held
+// back (after an ApplyDeferred); zero without Repairs.
+func (a *Applier) RepairWait(kind string, key types.NamespacedName) time.Duration {
+	if a.Repairs == nil {
+		return 0
+	}
+	return a.Repairs.Wait(RepairKey{Kind: kind, NamespacedName: key})
+}
+
+// Contest says whether the child of kind named key is contested (see
+// RepairBackoff); never without Repairs.
+func (a *Applier) Contest(kind string, key types.NamespacedName) Contest {
+	if a.Repairs == nil {
+		return Contest{}
+	}
+	return a.Repairs.Contest(RepairKey{Kind: kind, NamespacedName: key})
 }
 
 // remember records that obj showed the configuration of hash.
@@ -211,6 +248,8 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 		return "", err
 	}
 	var want map[string]any
+	// repaired records a repair with a.Repairs once it is written.
+	repaired := func() {}
 	if exists {
 		if !metav1.IsControlledBy(obj, owner) {
 			return "", &NotControlledError{Kind: cfg.head.Kind, Name: key.Name, Owner: cfg.controller()}
@@ -240,6 +279,24 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 			result = ApplyRepaired
 		default:
 			result = ApplyUpdated
+		}
+		if result == ApplyRepaired && a.Repairs != nil {
+			rkey := RepairKey{Kind: cfg.head.Kind, NamespacedName: key}
+			wait := a.Repairs.Changed(rkey)
+			urgent, err := a.urgentDrift(obj, want)
+			if err != nil {
+				return "", err
+			}
+			if wait > 0 && !urgent {
+				return ApplyDeferred, nil
+			}
+			manager := ""
+			if a.Repairs.NextRepairContests(rkey) {
+				// Who changed it shows only until the apply takes the
+				// fields back; the cache keeps no managedFields.
+				manager = a.changedBy(ctx, key, obj)
+			}
+			repaired = func() { a.Repairs.Repaired(rkey, manager) }
 		}
 		if !hashed {
 			// Written before by an Update (an earlier version of the
@@ -285,7 +342,71 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 	}
 	// The API server's answer to an apply shows the configuration.
 	a.remember(obj, cfg.hash)
+	if result == ApplyRepaired {
+		repaired()
+	}
 	return result, nil
+}
+
+// changedBy names the field manager that last changed the child named key
+// (see ChangedBy), read past the cache; empty when it cannot be read. A
+// failed read costs only the name in a message, so it is not an error.
+func (a *Applier) changedBy(ctx context.Context, key types.NamespacedName, obj client.Object) string {
+	full, ok := obj.DeepCopyObject().(client.Object)
+	if !ok || a.APIReader == nil || a.APIReader.Get(ctx, key, full) != nil {
+		return ""
+	}
+	return ChangedBy(full.GetManagedFields(), a.FieldManager)
+}
+
+// urgentDrift reports whether live differs from want in a field under
+// a.Urgent (those under a.Unchecked aside: the cache does not hold them).
+func (a *Applier) urgentDrift(live client.Object, want map[string]any) (bool, error) {
+	if len(a.Urgent) == 0 {
+		return false, nil
+	}
+	ok, err := shows(live, without(only(want, a.Urgent), a.Unchecked))
+	return !ok, err
+}
+
+// only is want with only the fields at paths (and kind and apiVersion, which
+// shows ignores), copying the maps on the way to them.
+func only(want map[string]any, paths [][]string) map[string]any {
+	out := map[string]any{}
+	for _, path := range paths {
+		if v, ok := valueAt(want, path); ok {
+			setAt(out, path, v)
+		}
+	}
+	return out
+}
+
+// valueAt is the value at path in m.
+func valueAt(m map[string]any, path []string) (any, bool) {
+	var v any = m
+	for _, p := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = mm[p]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// setAt puts v at path in m, making the maps on the way.
+func setAt(m map[string]any, path []string, v any) {
+	for _, p := range path[:len(path)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = v
 }
 
 // updaters names the field managers, other than the applier, that wrote obj

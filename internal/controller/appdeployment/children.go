@@ -105,6 +105,7 @@ func (r *Reconciler) applyDeployment(ctx context.Context, ad *platformv1.AppDepl
 		ctrl.LoggerFrom(ctx).Info("Applied Deployment", "deployment", klog.KObj(d), "result", res,
 			"revision", revision, "replicas", replicas)
 	}
+	r.noteRepairs(p, deploymentKind, client.ObjectKeyFromObject(d), res)
 	return d, nil
 }
 
@@ -185,13 +186,39 @@ func (r *Reconciler) reconcileService(ctx context.Context, ad *platformv1.AppDep
 		}
 		return nil
 	}
-	_, err := r.applier.Apply(ctx, ad, &corev1.Service{}, DesiredService(ad))
+	svc := &corev1.Service{}
+	res, err := r.applier.Apply(ctx, ad, svc, DesiredService(ad))
 	var notOwned *reconcileutil.NotControlledError
-	if errors.As(err, &notOwned) {
+	switch {
+	case errors.As(err, &notOwned):
 		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
 		return nil
+	case err != nil:
+		return err
 	}
-	return err
+	r.noteRepairs(p, serviceKind, client.ObjectKeyFromObject(svc), res)
+	return nil
+}
+
+// Kinds of the children, as the applier's repair backoff names them.
+const (
+	deploymentKind = "Deployment"
+	serviceKind    = "Service"
+)
+
+// noteRepairs asks for a pass when the repair of a child someone changed
+// again was held back (see reconcileutil.RepairBackoff), and records
+// whether the child is contested, for the ChildContested condition.
+func (r *Reconciler) noteRepairs(p *pass, kind string, key client.ObjectKey, res reconcileutil.ApplyResult) {
+	if res == reconcileutil.ApplyDeferred {
+		p.wakeAt(p.exact.Add(r.applier.RepairWait(kind, key)))
+	}
+	c := r.applier.Contest(kind, key)
+	if c.Contested {
+		p.wakeAt(p.exact.Add(c.EndsIn))
+	}
+	p.contests = append(p.contests, reconcileutil.ContestedChild{
+		Key: reconcileutil.RepairKey{Kind: kind, NamespacedName: key}, Contest: c})
 }
 
 // DesiredService is the apply configuration of the Service that exposes

@@ -167,7 +167,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager}
+	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager,
+		// A child someone keeps changing is changed back with a backoff,
+		// but never a Deployment's pod template: what it holds runs as the
+		// application.
+		Repairs: &reconcileutil.RepairBackoff{Clock: r.Clock},
+		Urgent:  [][]string{{"spec", "template"}}}
 	r.measurer = newMeasurer(r.Prometheus, r.Clock, measurerOptions{
 		scope: r.Scope, maxInFlight: r.MaxInFlight, maxPerNamespace: r.MaxInFlightPerNamespace,
 		log: mgr.GetLogger().WithName("analysis"),

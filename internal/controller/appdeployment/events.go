@@ -49,6 +49,9 @@ const (
 	EventAnalysisStarted = "AnalysisStarted"
 	EventAnalysisPaused  = "AnalysisPaused"
 	EventAnalysisResumed = "AnalysisResumed"
+	// EventChildContested: a child was changed back so often that its
+	// repairs are spaced out (the ChildContested condition turned True).
+	EventChildContested = "ChildContested"
 )
 
 var (

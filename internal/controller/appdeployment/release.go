@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -77,6 +78,9 @@ type pass struct {
 	requeueAfter time.Duration
 	// measure asks the measurer for a measurement of the canary's criteria.
 	measure *measureRequest
+	// contests say, for each child the pass applied, whether someone keeps
+	// changing it (ChildContested).
+	contests []reconcileutil.ContestedChild
 }
 
 // record is the part of the status that cannot be observed.

@@ -22,6 +22,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -75,6 +76,10 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 		}
 	}
 	p.conditions(&st)
+	if reconcileutil.SetChildContestedCondition(&st.Conditions, p.contests, ad.Generation, p.now.Time) {
+		c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
+		p.transition(corev1.EventTypeWarning, EventChildContested, "Repair", c.Message)
+	}
 	p.phaseEvents(&ad.Status, &st)
 	return st
 }

@@ -170,7 +170,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		FieldManager: FieldManager,
 		// The cache holds no pod template (stripCronJob); checkTemplate
 		// checks it by its hash.
-		Unchecked: [][]string{{"spec", "jobTemplate", "spec", "template"}}}
+		Unchecked: [][]string{{"spec", "jobTemplate", "spec", "template"}},
+		// A CronJob someone keeps changing is changed back with a backoff,
+		// but never its job template: what it holds runs as the task.
+		Repairs: &reconcileutil.RepairBackoff{Clock: r.Clock},
+		Urgent:  [][]string{{"spec", "jobTemplate"}}}
 	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
 	r.unverifiedJobs.TTL, r.unverifiedJobs.Clock = unverifiedJobTTL, r.Clock
 	r.recordedRuns.TTL, r.recordedRuns.Clock = recordedRunTTL, r.Clock

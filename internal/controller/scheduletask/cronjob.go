@@ -222,6 +222,9 @@ func concurrencyPolicy(spec *platformv1.ScheduleTaskSpec) platformv1.Concurrency
 	return spec.ConcurrencyPolicy
 }
 
+// cronJobKind names the CronJob's kind to the applier's repair backoff.
+const cronJobKind = "CronJob"
+
 // Reasons of the events about the CronJob.
 const (
 	EventCronJobCreated  = "CronJobCreated"
@@ -231,6 +234,9 @@ const (
 	// EventJobTemplateRestored: the job template held fields the task does
 	// not set (another manager's additions), and was put back.
 	EventJobTemplateRestored = "JobTemplateRestored"
+	// EventChildContested: the CronJob was changed back so often that its
+	// repairs are spaced out (the ChildContested condition turned True).
+	EventChildContested = "ChildContested"
 )
 
 // reconcileCronJob applies the task's CronJob, signed (see signTemplate), and
@@ -283,7 +289,16 @@ func (r *Reconciler) reconcileCronJob(ctx context.Context, task *platformv1.Sche
 	case reconcileutil.ApplyRepaired:
 		log.Info("Repaired hand-edited CronJob", "cronJob", klog.KObj(cj))
 		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobRepaired, "Update", "Repaired hand-edited CronJob %s", cj.Name)
+	case reconcileutil.ApplyDeferred:
+		// Changed again right after a repair: the next repair waits (see
+		// reconcileutil.RepairBackoff); the job template is still checked
+		// below, at once.
+		wait := r.applier.RepairWait(cronJobKind, client.ObjectKeyFromObject(cj))
+		log.V(1).Info("Holding back the repair of a CronJob changed again", "cronJob", klog.KObj(cj), "wait", wait)
+		obs.wakeAt(wait)
 	}
+	obs.contest = r.applier.Contest(cronJobKind, client.ObjectKeyFromObject(cj))
+	obs.wakeAt(obs.contest.EndsIn)
 	return r.checkTemplate(ctx, task, obs, desired, rendered, signed, res == reconcileutil.ApplyCreated)
 }
 

@@ -22,8 +22,11 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/reconcileutil"
@@ -51,6 +54,11 @@ type observation struct {
 	// missed is what the pass made of missed fire times; nil when it did
 	// not get that far, and the stored count stands.
 	missed *missedObservation
+	// contest says whether someone keeps changing the CronJob.
+	contest reconcileutil.Contest
+	// becameContested: the status rebuilt from this pass turned
+	// ChildContested True.
+	becameContested bool
 }
 
 // wakeAt asks for the next pass in d at the latest.
@@ -133,6 +141,9 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 	}
 
 	setReadyCondition(&st.Conditions, task, obs, now)
+	obs.becameContested = reconcileutil.SetChildContestedCondition(&st.Conditions, []reconcileutil.ContestedChild{{
+		Key:     reconcileutil.RepairKey{Kind: cronJobKind, NamespacedName: client.ObjectKeyFromObject(task)},
+		Contest: obs.contest}}, task.Generation, now)
 	setRunsAdoptedCondition(&st.Conditions, task, obs.runs, now)
 	obs.wakeAt(setFreshCondition(&st.Conditions, task, st.LastSuccessfulTime, now))
 	return st
@@ -166,7 +177,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleT
 	}
 	obs.wakeAt(untilNextScheduleMoves(&st, task, obs.cronJob != nil, now))
 	r.eventOnFreshChange(task, st.Conditions)
-	_, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
+	wrote, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
+	if wrote && obs.becameContested {
+		c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
+		r.Recorder.Eventf(task, obs.cronJob, corev1.EventTypeWarning, EventChildContested, "Repair", "%s", c.Message)
+	}
 	return err
 }
 

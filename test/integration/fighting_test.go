@@ -1,0 +1,203 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+const (
+	// fightPatches at fightInterval: a co-tenant patching a task's CronJob
+	// ten times a second for twenty seconds.
+	fightPatches  = 200
+	fightInterval = 100 * time.Millisecond
+	// fightWriteBudget is the most the operator may write in the attacked
+	// namespace meanwhile (CronJob writes, status writes and events).
+	fightWriteBudget = 20
+)
+
+// countModified counts the Modified events of a watch until ctx ends; the
+// returned function waits for the end and gives the count.
+func countModified(ctx context.Context, t *testing.T, list client.ObjectList, ns string) func() int {
+	t.Helper()
+	wc, err := client.NewWithWatch(testEnv.Config, client.Options{Scheme: testEnv.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wc.Watch(ctx, list, client.InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					return
+				}
+				if ev.Type == watch.Modified {
+					n.Add(1)
+				}
+			}
+		}
+	}()
+	return func() int { <-done; return int(n.Load()) }
+}
+
+// eventsSince counts the events in ns created at or after since.
+func eventsSince(g Gomega, ns string, since time.Time) int {
+	var evs eventsv1.EventList
+	g.Expect(k8sClient.List(context.Background(), &evs, client.InNamespace(ns))).To(Succeed())
+	n := 0
+	for _, e := range evs.Items {
+		if !e.CreationTimestamp.Time.Before(since.Truncate(time.Second)) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestScheduleTask_TenantPatchingTheCronJobInALoopCostsFewWritesAndStopsNoOne(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	attacked := newNamespace(t)
+	other := newNamespace(t)
+	st := testutil.NewScheduleTask(attacked, "fought", testutil.WithSchedule("0 3 1 1 *"))
+	createTask(t, st)
+	applied := *settledCronJob(g, st).Spec.SuccessfulJobsHistoryLimit
+	createTask(t, testutil.NewScheduleTask(other, "bystander", testutil.WithSchedule("0 3 1 1 *")))
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	cronJobChanges := countModified(watchCtx, t, &batchv1.CronJobList{}, attacked)
+	taskChanges := countModified(watchCtx, t, &platformv1.ScheduleTaskList{}, attacked)
+	started := time.Now()
+
+	// The co-tenant: a merge patch of a field the operator applies, each a
+	// change (no two patches in a row set the same value, none the
+	// operator's), under a field manager of its own.
+	fighting := make(chan struct{})
+	var patchErr error
+	var implantAt atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(fighting)
+		tick := time.NewTicker(fightInterval)
+		defer tick.Stop()
+		for i := range fightPatches {
+			<-tick.C
+			patch := fmt.Sprintf(`{"spec":{"successfulJobsHistoryLimit":%d}}`, i%5+1)
+			cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: attacked, Name: st.Name}}
+			if err := k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(patch)),
+				client.FieldOwner("co-tenant-loop")); err != nil {
+				patchErr = fmt.Errorf("patch %d: %w", i, err)
+				return
+			}
+			if i == fightPatches/2 {
+				implantAt.Store(time.Now().UnixNano())
+			}
+		}
+	})
+
+	// Halfway through, with the repairs of the loop held back, the
+	// co-tenant also implants an init container in the job template: that
+	// is removed at once, as docs/admission.md promises, backoff or not.
+	g.Eventually(implantAt.Load, 2*fightPatches*fightInterval, poll).ShouldNot(BeZero())
+	implant := batchv1ac.CronJob(st.Name, attacked).WithSpec(batchv1ac.CronJobSpec().WithJobTemplate(
+		batchv1ac.JobTemplateSpec().WithSpec(batchv1ac.JobSpec().WithTemplate(corev1ac.PodTemplateSpec().WithSpec(
+			corev1ac.PodSpec().WithInitContainers(corev1ac.Container().WithName("implant").WithImage("evil.example.com/miner:1")))))))
+	g.Expect(k8sClient.Apply(ctx, implant, client.FieldOwner("co-tenant-implant"), client.ForceOwnership)).To(Succeed())
+	implanted := time.Now()
+	g.Eventually(func(g Gomega) {
+		g.Expect(cronJobOf(g, st).Spec.JobTemplate.Spec.Template.Spec.InitContainers).To(BeEmpty())
+	}, 3*time.Second, 50*time.Millisecond).Should(Succeed(), "the implant outlived the pass")
+	t.Logf("implant removed %s after it was applied", time.Since(implanted).Round(time.Millisecond))
+
+	// Meanwhile another namespace's manual run starts, finishes and is
+	// reported, while the loop still goes on.
+	run := testutil.NewManualTaskRun(other, "bystander-run", "bystander")
+	g.Expect(k8sClient.Create(ctx, run)).To(Succeed())
+	job := &batchv1.Job{}
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), got)).To(Succeed())
+		g.Expect(got.Spec.JobRef).NotTo(BeNil())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: other, Name: got.Spec.JobRef.Name}, job)).To(Succeed())
+	}, timeout, poll).Should(Succeed())
+	begin := time.Now().Add(-5 * time.Second).Truncate(time.Second)
+	testutil.CompleteJob(job, begin, begin.Add(2*time.Second))
+	g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), got)).To(Succeed())
+		g.Expect(got.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+		g.Expect(eventReasons(g, other, run.Name)).To(ContainElement("RunSucceeded"))
+	}, timeout, poll).Should(Succeed())
+	select {
+	case <-fighting:
+		t.Fatal("the other namespace's run finished only after the loop ended")
+	default:
+	}
+
+	wg.Wait()
+	g.Expect(patchErr).NotTo(HaveOccurred())
+	// Once the loop stops, the CronJob is put back within the backoff.
+	g.Eventually(func(g Gomega) {
+		g.Expect(*cronJobOf(g, st).Spec.SuccessfulJobsHistoryLimit).To(Equal(applied))
+	}, 45*time.Second, poll).Should(Succeed())
+	time.Sleep(time.Second)
+	stopWatch()
+
+	// Every change of the CronJob that is not one of the co-tenant's
+	// patches (and its implant) is the operator's.
+	cronJobWrites := cronJobChanges() - fightPatches - 1
+	statusWrites := taskChanges()
+	events := eventsSince(g, attacked, started)
+	t.Logf("operator writes in the attacked namespace: %d CronJob, %d task status, %d events",
+		cronJobWrites, statusWrites, events)
+	g.Expect(cronJobWrites+statusWrites+events).To(BeNumerically("<=", fightWriteBudget),
+		"%d CronJob writes, %d status writes and %d events for %d patches", cronJobWrites, statusWrites, events, fightPatches)
+
+	// Ready is the victim's own: the loop never failed it.
+	task := getTask(g, client.ObjectKeyFromObject(st))
+	g.Expect(task.Status.Conditions).To(ContainElement(And(
+		HaveField("Type", platformv1.ConditionReady), HaveField("Status", metav1.ConditionTrue))))
+}
