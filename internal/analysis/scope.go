@@ -188,7 +188,7 @@ func (s Scope) checkSelector(vs *parser.VectorSelector, namespace string) error 
 		return nil
 	}
 	for _, m := range vs.LabelMatchers {
-		if m.Type == labels.MatchEqual && m.Name != labels.MetricName {
+		if m.Type == labels.MatchEqual && m.Name != model.MetricNameLabel {
 			return nil
 		}
 	}
@@ -212,7 +212,7 @@ func metricName(vs *parser.VectorSelector) string {
 		return vs.Name
 	}
 	for _, m := range vs.LabelMatchers {
-		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+		if m.Name == model.MetricNameLabel && m.Type == labels.MatchEqual {
 			return m.Value
 		}
 	}

@@ -58,7 +58,8 @@ func TestAppDeployment_ATenantsQueryMayReadOnlyItsOwnNamespace(t *testing.T) {
 			t.Errorf("query %s: create = %v, want it refused naming spec.strategy.canaryCriteria[0].query", query, err)
 			continue
 		}
-		if strings.Contains(query, "namespace") && !strings.Contains(err.Error(), `may only read series of namespace "`+ns+`"`) {
+		own := `may only read series of namespace "` + ns + `"`
+		if strings.Contains(query, "namespace") && !strings.Contains(err.Error(), own) {
 			t.Errorf("query %s: refusal %q does not say which namespace it may read", query, err)
 		}
 	}

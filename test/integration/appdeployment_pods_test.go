@@ -32,11 +32,15 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
+// canaryImage is the image of the canary these tests release.
+const canaryImage = "harbor.example.com/order-service:v1.2.4"
+
 // createPodWithStatus creates a pod and then gives it status, as a kubelet
 // would: ready, or with its container waiting in reason.
 func createPodWithStatus(g Gomega, pod *corev1.Pod, ready bool, waiting string) {
 	ctx := context.Background()
-	pod.Spec = corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "harbor.example.com/order-service:v1.2.4"}}}
+	pod.Spec = corev1.PodSpec{Containers: []corev1.Container{{Name: "app",
+		Image: canaryImage}}}
 	g.Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 	readiness := corev1.ConditionFalse
 	if ready {
@@ -71,7 +75,8 @@ func replicaSet(ns, name string, labels map[string]string, owner *appsv1.Deploym
 		Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To(int32(1)),
 			Selector: &metav1.LabelSelector{MatchLabels: l},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: l},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "harbor.example.com/order-service:v1.2.4"}}}}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app",
+					Image: canaryImage}}}}},
 	}
 	if owner != nil {
 		rs.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(owner,
@@ -99,7 +104,7 @@ func TestAppDeployment_ATenantsPodWithTheCanarysLabelsMovesNeitherPromotionNorRo
 	}, timeout, poll).Should(Succeed())
 	g.Eventually(func() error {
 		got := getApp(g, client.ObjectKeyFromObject(ad))
-		got.Spec.Image = "harbor.example.com/order-service:v1.2.4"
+		got.Spec.Image = canaryImage
 		return k8sClient.Update(ctx, got)
 	}, timeout, poll).Should(Succeed())
 	var canary *appsv1.Deployment
@@ -141,7 +146,8 @@ func TestAppDeployment_ATenantsPodWithTheCanarysLabelsMovesNeitherPromotionNorRo
 	rs := replicaSet(ns, "order-service-canary-5d8f7c9b6", labels, canary)
 	rsLabels := rs.Labels
 	g.Expect(k8sClient.Create(ctx, rs)).To(Succeed())
-	createPodWithStatus(g, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "order-service-canary-5d8f7c9b6-x1",
+	createPodWithStatus(g, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns,
+		Name:   "order-service-canary-5d8f7c9b6-x1",
 		Labels: maps.Clone(rsLabels),
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs,
 			appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}}}, true, "")

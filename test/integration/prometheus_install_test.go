@@ -56,10 +56,11 @@ func TestHelm_PrometheusValuesBecomeTheManagersFlagsAndMountTheirFiles(t *testin
 	for _, v := range pod.Volumes {
 		sources[v.Name] = v.VolumeSource
 	}
+	tlsSecret := func(v corev1.VolumeSource) bool { return v.Secret != nil && v.Secret.SecretName == "prometheus-client" }
 	files := map[string]func(corev1.VolumeSource) bool{
-		"--prometheus-ca-file":   func(v corev1.VolumeSource) bool { return v.Secret != nil && v.Secret.SecretName == "prometheus-client" },
-		"--prometheus-cert-file": func(v corev1.VolumeSource) bool { return v.Secret != nil && v.Secret.SecretName == "prometheus-client" },
-		"--prometheus-key-file":  func(v corev1.VolumeSource) bool { return v.Secret != nil && v.Secret.SecretName == "prometheus-client" },
+		"--prometheus-ca-file":   tlsSecret,
+		"--prometheus-cert-file": tlsSecret,
+		"--prometheus-key-file":  tlsSecret,
 		"--prometheus-bearer-token-file": func(v corev1.VolumeSource) bool {
 			return v.Projected != nil && len(v.Projected.Sources) == 1 && v.Projected.Sources[0].ServiceAccountToken != nil &&
 				v.Projected.Sources[0].ServiceAccountToken.Audience == "prometheus"
