@@ -142,6 +142,11 @@ func writeAnalysis(w io.Writer, ad *platformv1.AppDeployment, now time.Time) {
 	case a.ProviderErrorSince != nil:
 		fmt.Fprintf(w, "; Prometheus not answering since %s", core.Relative(a.ProviderErrorSince.Time, now))
 	}
+	if n := ptr.Deref(a.DelayedMeasurements, 0); n > 0 {
+		// The operator's query slots were full: the platform team's
+		// --analysis-max-in-flight, or this namespace's share of it.
+		fmt.Fprintf(w, "; %d measurement(s) started over an interval late", n)
+	}
 	fmt.Fprintln(w, "):")
 	if len(a.Criteria) == 0 {
 		fmt.Fprintln(w, "  no measurement yet")

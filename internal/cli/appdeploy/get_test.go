@@ -78,6 +78,12 @@ func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
 	promoting.Status.Conditions[0].Reason = platformv1.ReasonCanarying
 	promoting.Status.Message = "canary v1.2.4 (7b9e1a3c2): 1/1 pods (25%), promoting: 1/4 stable pods updated"
 	promoting.Status.HandledRequests.Promote = promoting.Annotations[platformv1.PromoteAnnotation]
+	// Its last step's measurements waited for the operator's query slots.
+	promoting.Status.Canary.Analysis = &platformv1.AnalysisStatus{PreflightAt: at(-5 * time.Minute),
+		DelayedMeasurements: ptr.To[int32](2), Criteria: []platformv1.CriterionStatus{{Name: "error_rate",
+			LastResult: platformv1.MeasurementPass, Value: "0.1", Threshold: "<= 0.5", MeasuredAt: at(-time.Minute),
+			Passes: ptr.To[int32](3), Fails: ptr.To[int32](0), NoData: ptr.To[int32](0), Errors: ptr.To[int32](0),
+			Message: "error_rate 0.1% <= 0.5% (n=600)"}}}
 	// An AppDeployment whose new spec the operator has not seen.
 	behind := web()
 	behind.Name = "behind"
