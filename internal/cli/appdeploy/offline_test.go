@@ -186,3 +186,28 @@ func TestLint_ReadsStandardInputAndNamesUnreadableFiles(t *testing.T) {
 		t.Errorf("lint of a file that is not YAML: %v", r.err)
 	}
 }
+
+// TestLint_RefusesAQueryOfAnotherNamespaceAsAdmissionDoes: lint applies the
+// analysis scope offline, for the manifest's namespace.
+func TestLint_RefusesAQueryOfAnotherNamespaceAsAdmissionDoes(t *testing.T) {
+	peek := manifest(t, "peek.yaml", `apiVersion: platform.example.com/v1
+kind: AppDeployment
+metadata:
+  name: peek
+  namespace: attacker
+spec:
+  image: nginx:1.27
+  strategy:
+    type: canary
+    canaryPercent: 30
+    canaryCriteria:
+    - name: peek
+      query: sum(rate(http_requests_total{namespace="default"}[1m]))
+      successCondition: result >= 0.0
+`)
+	r := lint(t, "", peek)
+	want := `peek.yaml: peek: spec.strategy.canaryCriteria[0].query: may only read series of namespace "attacker"`
+	if r.code() != 1 || !strings.Contains(r.out, want) {
+		t.Errorf("exit code %d, output:\n%s\nwant 1 and %q", r.code(), r.out, want)
+	}
+}
