@@ -30,6 +30,12 @@ limitations under the License.
 // recorder (names, times, references, reporting instance, as ever) and sent
 // by a few workers from a queue of fixed length; when the queue is full,
 // an event is dropped and counted.
+//
+// No tenant's events crowd out another's: events about one object are
+// limited by a token bucket per object (DefaultObjectBurst, then one per
+// DefaultObjectEvery; the rest are counted as limited), and the queue is a
+// FIFO per namespace served round robin, of which one namespace may fill
+// at most a quarter.
 package recorder
 
 import (
@@ -48,6 +54,7 @@ import (
 	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/example/platform-operator/internal/metrics"
@@ -75,12 +82,14 @@ const (
 var sendBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.25, Steps: 4}
 
 var (
-	// EventsSent counts events by outcome: sent, dropped (the queue was
-	// full), failed (the API server refused it or never answered).
+	// EventsSent counts events by outcome: sent, dropped (the queue, or
+	// the namespace's share of it, was full), limited (too many about one
+	// object), failed (the API server refused it or never answered).
 	EventsSent = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: metrics.Namespace,
 		Name:      "events_total",
-		Help:      "Events the controllers emitted, by outcome: sent, dropped (the send queue was full), failed.",
+		Help: "Events the controllers emitted, by outcome: sent, dropped (the send queue or the namespace's share of it was full), " +
+			"limited (too many events about one object), failed.",
 	}, []string{"outcome"})
 	// EventsQueued is the number of events waiting to be sent.
 	EventsQueued = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -94,12 +103,13 @@ var (
 const (
 	OutcomeSent    = "sent"
 	OutcomeDropped = "dropped"
+	OutcomeLimited = "limited"
 	OutcomeFailed  = "failed"
 )
 
 func init() {
 	metrics.Registry.MustRegister(EventsSent, EventsQueued)
-	for _, o := range []string{OutcomeSent, OutcomeDropped, OutcomeFailed} {
+	for _, o := range []string{OutcomeSent, OutcomeDropped, OutcomeLimited, OutcomeFailed} {
 		EventsSent.WithLabelValues(o)
 	}
 }
@@ -108,6 +118,15 @@ func init() {
 type Options struct {
 	QueueLength int
 	Workers     int
+	// MaxQueuedPerNamespace is the most events of one namespace the queue
+	// holds; a quarter of QueueLength by default.
+	MaxQueuedPerNamespace int
+	// ObjectBurst and ObjectEvery are the token bucket of each object's
+	// events (DefaultObjectBurst, DefaultObjectEvery).
+	ObjectBurst int
+	ObjectEvery time.Duration
+	// Clock refills the buckets; the real clock by default.
+	Clock clock.PassiveClock
 }
 
 // withDefaults fills the zero values of o.
@@ -117,6 +136,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.MaxQueuedPerNamespace <= 0 {
+		o.MaxQueuedPerNamespace = max(o.QueueLength/4, 1)
+	}
+	if o.ObjectBurst <= 0 {
+		o.ObjectBurst = DefaultObjectBurst
+	}
+	if o.ObjectEvery <= 0 {
+		o.ObjectEvery = DefaultObjectEvery
+	}
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
 	}
 	return o
 }
@@ -128,7 +159,8 @@ type Provider struct {
 	scheme      *runtime.Scheme
 	client      eventsv1client.EventsV1Interface
 	broadcaster events.EventBroadcaster
-	queue       chan *eventsv1.Event
+	queue       *fairQueue
+	limiter     *objectLimiter
 	workers     int
 	stopWatch   func()
 	once        sync.Once
@@ -160,7 +192,8 @@ func NewWithClient(c eventsv1client.EventsV1Interface, scheme *runtime.Scheme, o
 		// The sink is never started: the broadcaster only makes and
 		// distributes events; this package sends them.
 		broadcaster: events.NewBroadcaster(&events.EventSinkImpl{Interface: c}),
-		queue:       make(chan *eventsv1.Event, o.QueueLength),
+		queue:       newFairQueue(o.QueueLength, o.MaxQueuedPerNamespace),
+		limiter:     newObjectLimiter(o.Clock, o.ObjectBurst, o.ObjectEvery),
 	}
 	// Watching from the start, so no event recorded before Start is lost:
 	// it waits in the queue.
@@ -184,8 +217,10 @@ func (p *Provider) enqueue(obj runtime.Object) {
 	if !ok {
 		return
 	}
-	select {
-	case p.queue <- ev:
+	switch {
+	case !p.limiter.allow(ev):
+		EventsSent.WithLabelValues(OutcomeLimited).Inc()
+	case p.queue.push(ev):
 		EventsQueued.Inc()
 	default:
 		EventsSent.WithLabelValues(OutcomeDropped).Inc()
@@ -202,13 +237,12 @@ func (p *Provider) Start(ctx context.Context) error {
 	for range p.workers {
 		wg.Go(func() {
 			for {
-				select {
-				case <-ctx.Done():
+				ev, ok := p.queue.pop(ctx)
+				if !ok {
 					return
-				case ev := <-p.queue:
-					EventsQueued.Dec()
-					p.send(ctx, ev)
 				}
+				EventsQueued.Dec()
+				p.send(ctx, ev)
 			}
 		})
 	}
@@ -227,13 +261,12 @@ func (p *Provider) stop() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		for {
-			select {
-			case ev := <-p.queue:
-				EventsQueued.Dec()
-				p.send(ctx, ev)
-			default:
+			ev, ok := p.queue.tryPop()
+			if !ok {
 				return
 			}
+			EventsQueued.Dec()
+			p.send(ctx, ev)
 		}
 	})
 }

@@ -97,7 +97,8 @@ func TestProvider_SendsWhatTheRecorderMade(t *testing.T) {
 
 func TestProvider_DropsWhatAFullQueueCannotHold(t *testing.T) {
 	cs := fake.NewClientset()
-	p, err := NewWithClient(cs.EventsV1(), scheme.Scheme, Options{QueueLength: 2})
+	// One namespace may fill the whole of this queue.
+	p, err := NewWithClient(cs.EventsV1(), scheme.Scheme, Options{QueueLength: 2, MaxQueuedPerNamespace: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
