@@ -281,22 +281,13 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 			result = ApplyUpdated
 		}
 		if result == ApplyRepaired && a.Repairs != nil {
-			rkey := RepairKey{Kind: cfg.head.Kind, NamespacedName: key}
-			wait := a.Repairs.Changed(rkey)
-			urgent, err := a.urgentDrift(obj, want)
-			if err != nil {
+			var held bool
+			if held, repaired, err = a.holdBack(ctx, RepairKey{Kind: cfg.head.Kind, NamespacedName: key}, obj, want); err != nil {
 				return "", err
 			}
-			if wait > 0 && !urgent {
+			if held {
 				return ApplyDeferred, nil
 			}
-			manager := ""
-			if a.Repairs.NextRepairContests(rkey) {
-				// Who changed it shows only until the apply takes the
-				// fields back; the cache keeps no managedFields.
-				manager = a.changedBy(ctx, key, obj)
-			}
-			repaired = func() { a.Repairs.Repaired(rkey, manager) }
 		}
 		if !hashed {
 			// Written before by an Update (an earlier version of the
@@ -346,6 +337,27 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 		repaired()
 	}
 	return result, nil
+}
+
+// holdBack records a change of the child obj by someone else and reports
+// whether a.Repairs holds its repair back; if not, it returns the function
+// that records the repair once written.
+func (a *Applier) holdBack(ctx context.Context, key RepairKey, obj client.Object, want map[string]any) (bool, func(), error) {
+	wait := a.Repairs.Changed(key)
+	urgent, err := a.urgentDrift(obj, want)
+	if err != nil {
+		return false, nil, err
+	}
+	if wait > 0 && !urgent {
+		return true, nil, nil
+	}
+	manager := ""
+	if a.Repairs.NextRepairContests(key) {
+		// Who changed it shows only until the apply takes the fields
+		// back; the cache keeps no managedFields.
+		manager = a.changedBy(ctx, key.NamespacedName, obj)
+	}
+	return false, func() { a.Repairs.Repaired(key, manager) }, nil
 }
 
 // changedBy names the field manager that last changed the child named key

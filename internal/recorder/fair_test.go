@@ -81,7 +81,7 @@ func TestFairQueue_ServesNamespacesRoundRobin(t *testing.T) {
 	for i := range 3 {
 		q.push(about("quiet", fmt.Sprint("q", i)))
 	}
-	var order []string
+	order := make([]string, 0, 8)
 	for range 8 {
 		ev, ok := q.pop(context.Background())
 		if !ok {

