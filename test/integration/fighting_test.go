@@ -25,6 +25,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,4 +202,54 @@ func TestScheduleTask_TenantPatchingTheCronJobInALoopCostsFewWritesAndStopsNoOne
 	task := getTask(g, client.ObjectKeyFromObject(st))
 	g.Expect(task.Status.Conditions).To(ContainElement(And(
 		HaveField("Type", platformv1.ConditionReady), HaveField("Status", metav1.ConditionTrue))))
+}
+
+func TestAppDeployment_TenantPatchingTheDeploymentInALoopCostsFewWritesButItsTemplateIsPutBackAtOnce(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+	var d *appsv1.Deployment
+	g.Eventually(func(g Gomega) { d = getDeployment(g, ns, ad.Name) }, timeout, poll).Should(Succeed())
+	applied := *d.Spec.RevisionHistoryLimit
+	image := d.Spec.Template.Spec.Containers[0].Image
+	time.Sleep(time.Second) // the first pass's own writes are not counted
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	changes := countModified(watchCtx, t, &appsv1.DeploymentList{}, ns)
+	const patches = 50
+	patch := func(body string) {
+		t.Helper()
+		g.Expect(k8sClient.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ad.Name}},
+			client.RawPatch(types.StrategicMergePatchType, []byte(body)), client.FieldOwner("co-tenant-loop"))).To(Succeed())
+	}
+	for i := range patches {
+		patch(fmt.Sprintf(`{"spec":{"revisionHistoryLimit":%d}}`, 20+i%5))
+		if i == 40 {
+			// Four seconds in, the loop's next repair is held back for
+			// three more (repairs at 0, 1, 3 and 7 s). An image of the
+			// co-tenant's goes into the pod template: it runs as the
+			// application, so it is put back within the pass, at once.
+			patch(fmt.Sprintf(`{"spec":{"template":{"spec":{"containers":[{"name":%q,"image":"evil.example.com/miner:1"}]}}}}`,
+				d.Spec.Template.Spec.Containers[0].Name))
+			g.Eventually(func(g Gomega) {
+				g.Expect(getDeployment(g, ns, ad.Name).Spec.Template.Spec.Containers[0].Image).To(Equal(image))
+			}, time.Second, 50*time.Millisecond).Should(Succeed(), "the co-tenant's image outlived the pass")
+		}
+		time.Sleep(fightInterval)
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(*getDeployment(g, ns, ad.Name).Spec.RevisionHistoryLimit).To(Equal(applied))
+	}, 20*time.Second, poll).Should(Succeed())
+	time.Sleep(time.Second)
+	stopWatch()
+
+	writes := changes() - patches - 1
+	t.Logf("%d operator writes of the Deployment for %d patches", writes, patches)
+	g.Expect(writes).To(BeNumerically("<=", 8),
+		"the operator wrote the Deployment %d times for %d patches", writes, patches)
+	g.Expect(getApp(g, client.ObjectKeyFromObject(ad)).Status.Conditions).NotTo(ContainElement(
+		HaveField("Type", platformv1.ConditionChildContested)), "five seconds of fighting is not ten repairs")
 }
