@@ -99,6 +99,9 @@ type config struct {
 	AppReplicas int           `json:"appReplicas"`
 	Canaries    int           `json:"canaries"`
 	AppIdle     time.Duration `json:"appIdle"`
+	// ForeignObjects is how many foreign labelled Deployments figure 8
+	// creates.
+	ForeignObjects int `json:"foreignObjects"`
 	// Suites are the figures measured, in the order of suites; all of them
 	// when empty.
 	Suites []string `json:"suites,omitempty"`
@@ -117,18 +120,23 @@ const (
 	suiteMaxSize     = "maxsize"
 	// suiteCurve runs after the others, each size on a cluster of its own.
 	suiteCurve = "curve"
-	// suiteAppDeploy runs last, on a cluster of its own.
+	// suiteAppDeploy runs after the curve, on a cluster of its own.
 	suiteAppDeploy = "appdeploy"
+	// suiteForeign runs last, on a cluster of its own.
+	suiteForeign = "foreign"
 )
 
 // suites lists every suite in order.
 var suites = []string{
 	suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize, suiteCurve, suiteAppDeploy,
+	suiteForeign,
 }
 
 // ownCluster reports whether a suite runs on a cluster of its own rather
 // than on the one run starts.
-func ownCluster(suite string) bool { return suite == suiteCurve || suite == suiteAppDeploy }
+func ownCluster(suite string) bool {
+	return suite == suiteCurve || suite == suiteAppDeploy || suite == suiteForeign
+}
 
 // runs reports whether the configuration measures suite.
 func (c config) runs(suite string) bool {
@@ -276,6 +284,8 @@ type results struct {
 	Curve []curvePoint `json:"curve,omitempty"`
 	// AppDeploy is the AppDeployment figures (figure 7).
 	AppDeploy *appDeployResult `json:"appDeploy,omitempty"`
+	// Foreign is what foreign labelled Deployments cost (figure 8).
+	Foreign *foreignResult `json:"foreign,omitempty"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	// RunsChecked says whether any cluster of the run had Jobs to check: the
 	// AppDeployment suite alone has none.

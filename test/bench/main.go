@@ -31,7 +31,8 @@ limitations under the License.
 // BENCH_API_BURST (the manager's defaults), BENCH_WORKERS (the manager's
 // default), BENCH_APPS (AppDeployments created at once, 200),
 // BENCH_APP_REPLICAS (3), BENCH_CANARIES (canaries analysing at once, 100),
-// BENCH_APP_IDLE (2m), BENCH_OUT (bench/results).
+// BENCH_APP_IDLE (2m), BENCH_FOREIGN (foreign labelled Deployments of
+// figure 8, 200), BENCH_OUT (bench/results).
 package main
 
 import (
@@ -75,6 +76,8 @@ func defaultConfig() config {
 		AppReplicas:  3,
 		Canaries:     100,
 		AppIdle:      2 * time.Minute,
+		// The attack of issue 31 at the size its figure is stated for.
+		ForeignObjects: foreignObjects,
 	}
 }
 
@@ -106,6 +109,9 @@ func main() {
 	if err == nil && cfg.runs(suiteAppDeploy) {
 		res.AppDeploy, err = runAppDeploy(context.Background(), cfg)
 	}
+	if err == nil && cfg.runs(suiteForeign) {
+		res.Foreign, err = runForeign(context.Background(), cfg)
+	}
 	if res != nil {
 		printTable(os.Stdout, res)
 		if path, werr := save(res); werr != nil {
@@ -126,7 +132,7 @@ func configFromEnv(cfg config) (config, error) {
 		"BENCH_N": &cfg.Tasks, "BENCH_BURST_TASKS": &cfg.BurstTasks, "BENCH_MEMORY_TASKS": &cfg.MemoryTasks,
 		"BENCH_MEMORY_RUNS": &cfg.MemoryRuns, "BENCH_API_BURST": &cfg.Burst, "BENCH_WORKERS": &cfg.Workers,
 		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks, "BENCH_APPS": &cfg.Apps, "BENCH_APP_REPLICAS": &cfg.AppReplicas,
-		"BENCH_CANARIES": &cfg.Canaries,
+		"BENCH_CANARIES": &cfg.Canaries, "BENCH_FOREIGN": &cfg.ForeignObjects,
 	}
 	for name, p := range ints {
 		if v := os.Getenv(name); v != "" {
@@ -216,11 +222,11 @@ func printTable(w io.Writer, r *results) {
 	rows := map[string]func(io.Writer, *results){
 		suiteConvergence: convergenceRows, suiteRecording: recordingRows, suiteMemory: memoryRows,
 		suiteMaxSize: maxSizeRows, suiteIdle: idleRows, suiteColdStart: coldStartRows, suiteCurve: curveRows,
-		suiteAppDeploy: appDeployRows,
+		suiteAppDeploy: appDeployRows, suiteForeign: foreignRows,
 	}
 	// The rows in the figures' order; the size limits are figure 3b.
 	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart, suiteCurve,
-		suiteAppDeploy}
+		suiteAppDeploy, suiteForeign}
 	for _, suite := range order {
 		if r.Config.runs(suite) || suite == suiteMemory && r.Memory.Tasks > 0 { // the curve's, see runCurve
 			rows[suite](tw, r)
@@ -426,6 +432,14 @@ func save(r *results) (string, error) {
 		// Read with: go tool pprof -top <file>
 		if err := os.WriteFile(base+".burst-cpu.pb.gz", r.BurstProfile, 0o644); err != nil {
 			return "", err
+		}
+	}
+	if f := r.Foreign; f != nil && len(f.HeapAfter) > 0 {
+		// Read with: go tool pprof -sample_index=inuse_space -diff_base <before> <after>
+		for name, p := range map[string][]byte{"before": f.HeapBefore, "after": f.HeapAfter} {
+			if err := os.WriteFile(base+".foreign-"+name+".heap.pb.gz", p, 0o644); err != nil {
+				return "", err
+			}
 		}
 	}
 	if r.Config.runs(suiteCurve) {
