@@ -194,7 +194,8 @@ func (o *options) bindPrometheusFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.prometheus.CAFile, "prometheus-ca-file", "",
 		"PEM file of the CA that signs Prometheus's certificate; read again when it changes.")
 	fs.StringVar(&o.prometheus.CertFile, "prometheus-cert-file", "",
-		"PEM file of the client certificate presented to Prometheus (with --prometheus-key-file); read again when it changes.")
+		"PEM file of the client certificate presented to Prometheus (with --prometheus-key-file); "+
+			"read again when it changes.")
 	fs.StringVar(&o.prometheus.KeyFile, "prometheus-key-file", "",
 		"PEM file of the key of --prometheus-cert-file.")
 	o.prometheus.Headers = map[string]string{}
@@ -214,7 +215,8 @@ func (o *options) bindPrometheusFlags(fs *flag.FlagSet) {
 		"Longest range or subquery window a canary criterion's query may read; longer ones are refused at admission.")
 	fs.IntVar(&o.analysisMaxInFlight, "analysis-max-in-flight", appdeployment.DefaultMaxInFlight,
 		"Canary measurements (each one query at a time) running at once against Prometheus, in all.")
-	fs.IntVar(&o.analysisMaxInFlightNS, "analysis-max-in-flight-per-namespace", appdeployment.DefaultMaxInFlightPerNamespace,
+	fs.IntVar(&o.analysisMaxInFlightNS, "analysis-max-in-flight-per-namespace",
+		appdeployment.DefaultMaxInFlightPerNamespace,
 		"Canary measurements of one namespace running at once; namespaces are served in turn.")
 }
 

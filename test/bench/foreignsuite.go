@@ -224,8 +224,9 @@ func (b *bench) foreignColdStart(ctx context.Context, objects int, streaming boo
 // each: the growth measured is a few hundred KiB, of the order of what the
 // manager's other goroutines allocate between a collection and the scrape.
 func (b *bench) medianLiveMemory(ctx context.Context) (memoryReading, error) {
-	var heaps, rsss []float64
-	for range 3 {
+	const readings = 3
+	heaps, rsss := make([]float64, 0, readings), make([]float64, 0, readings)
+	for range readings {
 		r, err := b.liveMemory(ctx)
 		if err != nil {
 			return memoryReading{}, err
