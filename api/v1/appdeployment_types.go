@@ -822,9 +822,9 @@ type AnalysisStatus struct {
 	InvalidMeasurements *int32 `json:"invalidMeasurements,omitempty"`
 
 	// invalidGeneration is the generation of the spec the Invalid
-	// measurements were of.
+	// measurements were of (generations start at 1).
 	// +optional
-	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Minimum=1
 	InvalidGeneration int64 `json:"invalidGeneration,omitempty"`
 
 	// criteria are the measurements of each criterion. At most 10.

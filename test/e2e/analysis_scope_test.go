@@ -45,7 +45,8 @@ func TestAnalysis_ATenantsQueryReadsOnlyItsOwnNamespace(t *testing.T) {
 	// after.
 	peek := `sum(rate(http_requests_total{app="payments"}[1m]))`
 	g.Eventually(func(g Gomega) {
-		v, err := prometheus.QueryValue(t.Context(), `sum(rate(http_requests_total{app="payments",namespace="`+victimNs+`"}[1m]))`)
+		own := `sum(rate(http_requests_total{app="payments",namespace="` + victimNs + `"}[1m]))`
+		v, err := prometheus.QueryValue(t.Context(), own)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(v).To(BeNumerically(">", 0))
 	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
