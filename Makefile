@@ -95,10 +95,13 @@ test: tools ## Run every test layer: unit, integration (envtest), e2e, a small b
 	@$(MAKE) --no-print-directory test-bench
 	@$(MAKE) --no-print-directory test-chaos CHAOS_FLAGS=-short
 
+# The image test builds the manager for every platform of the image; with a
+# cold build cache the arm64 build alone takes about ten minutes on two
+# cores, go test's default timeout for a package.
 .PHONY: test-unit
 test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
 	@echo "=== layer: unit"
-	"$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) $(UNIT_PKGS)
+	"$(GOTESTSUM)" --format testname -- -count=1 -timeout 20m $(GOTEST_FLAGS) $(UNIT_PKGS)
 	cd hack/bundle && "$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) ./...
 
 .PHONY: test-rules
