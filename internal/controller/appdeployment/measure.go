@@ -127,8 +127,10 @@ type measurer struct {
 	running map[string]int
 	total   int
 	// down is when Prometheus began to fail (zero when it answers), and
-	// probedAt when the last probe began; probing says one is running.
+	// downCause the last error that said so; probedAt is when the last
+	// probe began, and probing says one is running.
 	down, probedAt time.Time
+	downCause      error
 	probing        bool
 }
 
@@ -365,7 +367,7 @@ func (m *measurer) measure(app types.NamespacedName, req *measureRequest) *measu
 		}
 		return res
 	}
-	failing := false
+	var failing error
 	for _, c := range req.criteria {
 		compiled, err := analysis.Compile(c, m.scope)
 		var r analysis.Measurement
@@ -385,16 +387,19 @@ func (m *measurer) measure(app types.NamespacedName, req *measureRequest) *measu
 			// the tenant must not read.
 			m.log.Info("Canary query got no number", "appDeployment", app, "criterion", r.Name,
 				"result", r.Result, "error", r.Cause.Error())
-			failing = failing || analysis.ProviderFailed(r.Cause)
+			if analysis.ProviderFailed(r.Cause) {
+				failing = r.Cause
+			}
 		}
 		measurementsTotal.WithLabelValues(string(r.Result), metricOf(c)).Inc()
 		res.results = append(res.results, r)
 	}
-	if failing {
+	if failing != nil {
 		m.mu.Lock()
 		if m.down.IsZero() {
 			m.down, m.probedAt = at, at
 		}
+		m.downCause = failing
 		m.mu.Unlock()
 	}
 	measurementDuration.WithLabelValues(kind).Observe(m.clock.Since(at).Seconds())
@@ -417,10 +422,12 @@ func (m *measurer) gate(ctx context.Context, req *measureRequest, at time.Time) 
 		return nil
 	}
 	if m.probing || at.Sub(m.probedAt) < max(req.interval, time.Second) {
-		since := m.down
+		// The cause of the outage, in the operator's words, is what the
+		// canary's own queries would have met.
+		msg := analysis.Cause(m.downCause) + " (since " + m.down.UTC().Format(time.RFC3339) +
+			"; probed once an interval)"
 		m.mu.Unlock()
-		return &analysis.OwnError{Msg: "Prometheus has failed since " + since.UTC().Format(time.RFC3339) +
-			"; the operator probes it once an interval"}
+		return &analysis.OwnError{Msg: msg}
 	}
 	m.probing, m.probedAt = true, at
 	m.mu.Unlock()
@@ -431,10 +438,11 @@ func (m *measurer) gate(ctx context.Context, req *measureRequest, at time.Time) 
 	m.probing = false
 	if err != nil && analysis.ProviderFailed(err) {
 		m.log.Info("Prometheus probe failed", "error", err.Error())
+		m.downCause = err
 		return err
 	}
 	m.log.Info("Prometheus answers again", "failingSince", m.down)
-	m.down = time.Time{}
+	m.down, m.downCause = time.Time{}, nil
 	return nil
 }
 

@@ -241,8 +241,12 @@ func TestMeasurer_WhilePrometheusIsDownOneProbeStandsForEveryCanary(t *testing.T
 		measureAll(round)
 		for i := range 10 {
 			d := m.latest(types.NamespacedName{Namespace: "shop", Name: fmt.Sprintf("app-%d", i)})
-			if r := d.results[0]; r.Result != platformv1.MeasurementError || r.Cause == nil {
+			r := d.results[0]
+			if r.Result != platformv1.MeasurementError || r.Cause == nil {
 				t.Fatalf("round %d: measured %+v while Prometheus is down, want an Error with its cause", round, r)
+			}
+			if !strings.Contains(r.Message, "Prometheus is unreachable (dial failed)") {
+				t.Fatalf("round %d: message %q does not say why Prometheus fails", round, r.Message)
 			}
 		}
 		clk.SetTime(clk.Now().Add(time.Second))
