@@ -90,7 +90,7 @@ func (r *Reconciler) emit(ad *platformv1.AppDeployment, p *pass) {
 // the canaries' weights that reads the AppDeployments from reader.
 func RegisterMetrics(reader client.Reader) error {
 	for _, c := range []prometheus.Collector{outcomes, rolloutDuration, measurementsTotal, measurementDuration,
-		&weightCollector{reader: reader}} {
+		measurementLateness, measurementsDelayed, &weightCollector{reader: reader}} {
 		if err := metrics.Registry.Register(c); err != nil {
 			return err
 		}

@@ -262,6 +262,10 @@ func (m *measurer) enqueue(app types.NamespacedName, req *measureRequest, now ti
 	if since.IsZero() || since.After(now) {
 		since = now
 	}
+	// A namespace with canaries has its series of delayed measurements from
+	// its first one, at 0: "none delayed" is an answer too, and an alert
+	// on its increase needs the series before the first delay.
+	measurementsDelayed.WithLabelValues(app.Namespace)
 	q := &queuedMeasurement{app: app, req: req, since: since}
 	m.queued[app] = q
 	if len(m.queues[app.Namespace]) == 0 {
