@@ -55,31 +55,33 @@ var promQL = parser.NewParser(parser.Options{})
 func CheckQuery(query string, scope Scope, namespace string) error {
 	v := sampleVars
 	v.Namespace = namespace
-	rendered, err := checkQuery(query, v)
+	expr, err := checkQuery(query, v)
 	if err != nil {
 		return err
 	}
-	return scope.Check(rendered, namespace)
+	// The parse that checked the type is the one the scope checks: a query
+	// is parsed once at admission.
+	return scope.confineExpr(expr, namespace, false)
 }
 
 // checkQuery renders query with v and checks that it parses as PromQL of a
-// type that gives one number; it returns the rendered query.
-func checkQuery(query string, v Vars) (string, error) {
+// type that gives one number; it returns the parsed query.
+func checkQuery(query string, v Vars) (parser.Expr, error) {
 	rendered, err := Render(query, v)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	expr, err := promQL.ParseExpr(rendered)
 	if err != nil {
 		// The parser's message can span lines (one per error); a field error
 		// reads best on one.
-		return "", fmt.Errorf("not valid PromQL: %s", oneLine(err.Error()))
+		return nil, fmt.Errorf("not valid PromQL: %s", oneLine(err.Error()))
 	}
 	switch t := expr.Type(); t {
 	case parser.ValueTypeScalar, parser.ValueTypeVector:
-		return rendered, nil
+		return expr, nil
 	default:
-		return "", fmt.Errorf("returns a %s; want an instant vector or a scalar, one number", parser.DocumentedType(t))
+		return nil, fmt.Errorf("returns a %s; want an instant vector or a scalar, one number", parser.DocumentedType(t))
 	}
 }
 

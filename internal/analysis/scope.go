@@ -135,12 +135,21 @@ func (s Scope) Check(query, namespace string) error {
 // confine parses query, checks every selector and window, and with add
 // gives each selector the matcher of namespace.
 func (s Scope) confine(query, namespace string, add bool) (parser.Expr, error) {
-	if namespace == "" {
-		return nil, errors.New("no namespace to confine the query to")
-	}
 	expr, err := promQL.ParseExpr(query)
 	if err != nil {
 		return nil, fmt.Errorf("not valid PromQL: %s", oneLine(err.Error()))
+	}
+	if err := s.confineExpr(expr, namespace, add); err != nil {
+		return nil, err
+	}
+	return expr, nil
+}
+
+// confineExpr checks every selector and window of a parsed query, and with
+// add gives each selector the matcher of namespace.
+func (s Scope) confineExpr(expr parser.Expr, namespace string, add bool) error {
+	if namespace == "" {
+		return errors.New("no namespace to confine the query to")
 	}
 	var problem error
 	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
@@ -156,10 +165,7 @@ func (s Scope) confine(query, namespace string, add bool) (parser.Expr, error) {
 		}
 		return problem
 	})
-	if problem != nil {
-		return nil, problem
-	}
-	return expr, nil
+	return problem
 }
 
 // confined is matchers with label="namespace" added, unless it is there
