@@ -18,6 +18,7 @@ package appdeployment
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -289,16 +290,10 @@ func (m *measurer) dispatch(now time.Time) {
 			}
 			q := m.queues[ns][0]
 			m.queues[ns] = m.queues[ns][1:]
+			m.turn = idx + 1
 			if len(m.queues[ns]) == 0 {
-				delete(m.queues, ns)
-				m.turns = append(m.turns[:idx], m.turns[idx+1:]...)
-				m.turn = idx
-			} else {
-				m.turn = idx + 1
-			}
-			if len(m.turns) > 0 {
-				m.turn %= len(m.turns)
-			} else {
+				m.dropTurn(idx)
+			} else if m.turn >= len(m.turns) {
 				m.turn = 0
 			}
 			m.launch(q, now)
@@ -308,6 +303,20 @@ func (m *measurer) dispatch(now time.Time) {
 		if !started {
 			return
 		}
+	}
+}
+
+// dropTurn takes the namespace at idx, whose queue is empty, out of the
+// turns, keeping the turn on the namespace that was to come next. The
+// caller holds m.mu.
+func (m *measurer) dropTurn(idx int) {
+	delete(m.queues, m.turns[idx])
+	m.turns = slices.Delete(m.turns, idx, idx+1)
+	if idx < m.turn {
+		m.turn--
+	}
+	if m.turn >= len(m.turns) {
+		m.turn = 0
 	}
 }
 
@@ -469,24 +478,10 @@ func (m *measurer) forget(app types.NamespacedName) {
 	}
 	if q := m.queued[app]; q != nil {
 		delete(m.queued, app)
-		queue := m.queues[app.Namespace]
-		for i := range queue {
-			if queue[i] == q {
-				m.queues[app.Namespace] = append(queue[:i], queue[i+1:]...)
-				break
-			}
-		}
+		m.queues[app.Namespace] = slices.DeleteFunc(m.queues[app.Namespace],
+			func(o *queuedMeasurement) bool { return o == q })
 		if len(m.queues[app.Namespace]) == 0 {
-			delete(m.queues, app.Namespace)
-			for i, ns := range m.turns {
-				if ns == app.Namespace {
-					m.turns = append(m.turns[:i], m.turns[i+1:]...)
-					break
-				}
-			}
-			if len(m.turns) == 0 || m.turn >= len(m.turns) {
-				m.turn = 0
-			}
+			m.dropTurn(slices.Index(m.turns, app.Namespace))
 		}
 	}
 }
