@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Command manager runs the platform-operator controllers: flags, logging and
 // manager options only; the behaviour lives in internal/.
@@ -35,21 +22,25 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/prometheus/common/model"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
 	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/certs"
+	"github.com/example/platform-operator/internal/chain"
 	"github.com/example/platform-operator/internal/controller"
 	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/internal/controller/taskrun"
@@ -71,6 +62,9 @@ func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(platformv1.AddToScheme(scheme))
 	utilruntime.Must(platformv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
+	// Admission reads the HTTPRoute CRD to learn whether its rules have names.
+	utilruntime.Must(apiextensionsv1.AddToScheme(scheme))
 	// +kubebuilder:scaffold:scheme
 }
 
@@ -95,12 +89,16 @@ type options struct {
 	kubeAPIQPS              float64
 	kubeAPIBurst            int
 	syncPeriod              time.Duration
+	retryBaseDelay          time.Duration
+	retryMaxDelay           time.Duration
+	reconcileTimeout        time.Duration
 	leaseDuration           time.Duration
 	renewDeadline           time.Duration
 	retryPeriod             time.Duration
 	pprofAddr               string
 	signingKeyNamespace     string
 	manualRunGrace          time.Duration
+	workloadPoll            time.Duration
 	prometheusAddress       string
 	// prometheus is how the analysis reaches Prometheus, and scope what its
 	// queries may read; the flags below fill both.
@@ -160,6 +158,15 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Requests per second the manager may send to the API server, on average (client-side rate limit).")
 	fs.IntVar(&o.kubeAPIBurst, "kube-api-burst", 400,
 		"Requests the manager may send to the API server in a burst above --kube-api-qps.")
+	fs.DurationVar(&o.retryBaseDelay, "reconcile-retry-base-delay", chain.DefaultRetryBaseDelay,
+		"How long an object waits before its pass runs again after a failed one; each further failure doubles it.")
+	fs.DurationVar(&o.retryMaxDelay, "reconcile-retry-max-delay", chain.DefaultRetryMaxDelay,
+		"The longest wait between retries of an object whose passes keep failing.")
+	// A pass waits on the API server, never on Prometheus (measurements run
+	// apart): a pass still running after minutes is stuck, and its worker
+	// is better given back.
+	fs.DurationVar(&o.reconcileTimeout, "reconcile-timeout", defaultReconcileTimeout,
+		"How long one pass may run before its context is cancelled and it is retried; 0: no limit.")
 	fs.DurationVar(&o.syncPeriod, "sync-period", 10*time.Hour,
 		"How often every object is reconciled again even when nothing changed; a safety net, not a schedule.")
 	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
@@ -170,6 +177,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.manualRunGrace, "manual-run-grace", taskrun.DefaultManualRunGrace,
 		"How long a manual TaskRun waits for a ScheduleTask that does not exist or cannot run (Ready False) "+
 			"before it ends Failed with reason TaskNotFound or TaskCannotRun.")
+	fs.DurationVar(&o.workloadPoll, "workload-poll", appdeployment.DefaultWorkloadPoll,
+		"How often an AppDeployment with a workloadRef reads the Deployment it adopts again (it is not cached), "+
+			"so how soon a change of that Deployment's pod template starts a release.")
 	fs.StringVar(&o.prometheusAddress, "prometheus-address", "",
 		"The Prometheus (http://host:port) that AppDeployment canary analysis queries; the operator's setting, "+
 			"never a tenant's. Empty: canaries with canaryCriteria hold with pauseReason ProviderError.")
@@ -280,6 +290,10 @@ func cachesSynced(mgr ctrl.Manager) healthz.Checker {
 	}
 }
 
+// defaultReconcileTimeout is --reconcile-timeout: far above any pass the
+// benchmark has seen (a second at its p99), far below forever.
+const defaultReconcileTimeout = 2 * time.Minute
+
 // defaultAppDeploymentWorkers is --appdeployment-max-concurrent-reconciles
 // unless set: as many as the other controllers have.
 const defaultAppDeploymentWorkers = 16
@@ -372,6 +386,7 @@ func main() {
 		// The process exits as soon as the manager stops, so releasing the
 		// Lease on the way out is safe and lets a new leader take over at once.
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{ReconciliationTimeout: o.reconcileTimeout},
 	})
 	if err != nil {
 		setupLog.Error(err, "Failed to create manager")
@@ -382,9 +397,12 @@ func main() {
 		ScheduleTaskWorkers:  o.scheduleTaskWorkers,
 		TaskRunWorkers:       o.taskRunWorkers,
 		AppDeploymentWorkers: o.appDeploymentWorkers,
+		RetryBaseDelay:       o.retryBaseDelay,
+		RetryMaxDelay:        o.retryMaxDelay,
 		SigningKeyNamespace:  o.keyNamespace(),
 		Namespaces:           cacheOpts.DefaultNamespaces,
 		ManualRunGrace:       o.manualRunGrace,
+		WorkloadPoll:         o.workloadPoll,
 		Prometheus:           o.prometheus,
 		Scope:                o.scope,
 		AnalysisMaxInFlight:  o.analysisMaxInFlight,

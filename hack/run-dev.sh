@@ -97,7 +97,27 @@ export KUBECONFIG="$kubeconfig"
 echo "Installing CRDs into $cluster" >&2
 go run ./hack/localwebhook -cert-dir "$cert_dir" -port "$webhook_port" -crds config/crd/bases |
 	kubectl apply --server-side --force-conflicts -f - >/dev/null
-kubectl wait --for condition=Established --timeout=60s -f config/crd/bases >/dev/null
+# kubectl wait fails at once, rather than waiting, on a CRD whose status has
+# no conditions yet (the AppDeployment CRD is large): ask again until it has.
+for attempt in $(seq 60); do
+	if kubectl wait --for condition=Established --timeout=60s -f config/crd/bases >/dev/null 2>&1; then
+		break
+	fi
+	if [ "$attempt" = 60 ]; then
+		kubectl wait --for condition=Established --timeout=1s -f config/crd/bases >/dev/null
+	fi
+	sleep 1
+done
+
+# The Gateway API's standard CRDs, from the module go.mod pins, for weighted
+# canaries (config/samples/gateway-api): before the manager starts, which
+# looks for HTTPRoute once.
+gateway_crds="$(go list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)/config/crd/standard"
+echo "Installing the Gateway API CRDs into $cluster" >&2
+for kind in gatewayclasses gateways httproutes referencegrants; do
+	kubectl apply --server-side --force-conflicts -f "$gateway_crds/gateway.networking.k8s.io_$kind.yaml" >/dev/null
+	kubectl wait --for condition=Established --timeout=60s "crd/$kind.gateway.networking.k8s.io" >/dev/null
+done
 
 # background holds the processes started here that must not outlive the
 # script: started with &, they ignore the terminal's Ctrl-C.
@@ -196,6 +216,7 @@ ready() {
 			go run ./hack/localwebhook -cert-dir "$cert_dir" -port "$webhook_port" |
 				kubectl apply --server-side --force-conflicts -f - >&2
 			kubectl apply -k config/samples >&2
+			kubectl apply -k config/samples/gateway-api >&2
 			if ! http_ok "$prometheus_addr" /-/ready; then
 				echo "run-dev: Prometheus is not ready on $prometheus_addr; see $prometheus_dir/prometheus.log" >&2
 			fi

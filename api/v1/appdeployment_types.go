@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package v1
 
@@ -20,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -127,7 +115,7 @@ const (
 )
 
 // PauseReason says why a canary waits.
-// +kubebuilder:validation:Enum=Manual;Approval;NoData;ProviderError;InvalidQuery
+// +kubebuilder:validation:Enum=Manual;Approval;NoData;ProviderError;InvalidQuery;RouteNotAccepted
 type PauseReason string
 
 const (
@@ -142,6 +130,11 @@ const (
 	PauseProviderError PauseReason = "ProviderError"
 	// PauseInvalidQuery: a criterion's query is wrong; it is never promoted.
 	PauseInvalidQuery PauseReason = "InvalidQuery"
+	// PauseRouteNotAccepted: a weighted canary's HTTPRoute does not carry
+	// the step's weights yet: it is missing or does not send to the
+	// application's Service, or its gateways have not accepted it (the
+	// message says which and what they said).
+	PauseRouteNotAccepted PauseReason = "RouteNotAccepted"
 )
 
 // OutcomeResult is how a release of a version ended.
@@ -187,10 +180,27 @@ const (
 	// ReasonProgressDeadlineExceeded: the stable Deployment's rollout made
 	// no progress within progressDeadlineSeconds.
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
+	// ReasonPodsForbidden: admission refuses the pods of a track (Pod
+	// Security, a LimitRange, another webhook), as its Deployment's
+	// ReplicaFailure condition says; the message is the API server's.
+	ReasonPodsForbidden = "PodsForbidden"
+	// ReasonQuotaExceeded: a ResourceQuota refuses the pods of a track.
+	ReasonQuotaExceeded = "QuotaExceeded"
+	// ReasonApplyFailed: the API server refused the apply of a child (a
+	// Deployment or the Service); the message is its answer.
+	ReasonApplyFailed = "ApplyFailed"
 	// ReasonPaused: spec.paused holds the release.
 	ReasonPaused = "Paused"
 	// ReasonWaitingForApproval: a canary step waits for promote.
 	ReasonWaitingForApproval = "WaitingForApproval"
+	// ReasonWorkloadNotFound: the Deployment spec.workloadRef names does
+	// not exist (yet); the AppDeployment's own pods, if any, are left as
+	// they are.
+	ReasonWorkloadNotFound = "WorkloadNotFound"
+	// ReasonWorkloadReplaced: the Deployment spec.workloadRef names was
+	// deleted and made again (another UID than status.workload.uid); the
+	// AppDeployment does not follow it silently.
+	ReasonWorkloadReplaced = "WorkloadReplaced"
 
 	// Reasons of an outcome (lastOutcome.reason) that ended in Promoted:
 	// ReasonPromoted, a canary's last step completed; ReasonRolledOut, a
@@ -332,6 +342,71 @@ type CanaryStep struct {
 	// the step (no canaryCriteria and no pause), Auto otherwise.
 	// +optional
 	Approval Approval `json:"approval,omitempty"`
+
+	// canaryReplicas is how many canary pods run during the step, with
+	// trafficRouting only (the route, not the pods, decides the canary's
+	// share of requests). Unset: the weight's share of replicas, at least
+	// one pod.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	CanaryReplicas int32 `json:"canaryReplicas,omitempty"`
+
+	// headerRoute sends, for as long as the step lasts, the requests that
+	// carry the given headers to the canary alone, with trafficRouting only:
+	// testers reach the new version on purpose, everyone else by weight.
+	// +optional
+	HeaderRoute HeaderRoute `json:"headerRoute,omitzero"`
+}
+
+// HeaderRoute names the requests a step sends to the canary alone: those
+// whose headers match all of matches.
+type HeaderRoute struct {
+	// matches are the header matches, all of which a request must meet; at
+	// most 16, one per header name (the Gateway API's limits).
+	// +required
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	Matches []HeaderMatch `json:"matches,omitempty"`
+}
+
+// HeaderMatchType is how a header's value is matched.
+// +kubebuilder:validation:Enum=Exact;RegularExpression
+type HeaderMatchType string
+
+const (
+	// HeaderMatchExact matches the value as written.
+	HeaderMatchExact HeaderMatchType = "Exact"
+	// HeaderMatchRegularExpression matches the value against a regular
+	// expression, in the dialect of the gateway; not every gateway supports
+	// it (the Gateway API's "implementation-specific" support).
+	HeaderMatchRegularExpression HeaderMatchType = "RegularExpression"
+)
+
+// HeaderMatch is one header a request must carry, in the Gateway API's
+// shape (HTTPHeaderMatch).
+type HeaderMatch struct {
+	// type is Exact (the default) or RegularExpression.
+	// +optional
+	// +default="Exact"
+	Type HeaderMatchType `json:"type,omitempty"`
+
+	// name is the header's name, matched without regard to case. At most
+	// 256 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9!#$%&'*+\-.^_\x60|~]+$`
+	Name string `json:"name,omitempty"`
+
+	// value is the header's value, or the regular expression it must match.
+	// At most 4096 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Value string `json:"value,omitempty"`
 }
 
 // CanaryCriterion is one check a canary step must pass, measured in
@@ -468,6 +543,8 @@ type Analysis struct {
 // +kubebuilder:validation:XValidation:rule="(has(self.type) && self.type == 'canary') || (!has(self.canaryPercent) && !has(self.steps) && !has(self.canaryCriteria) && !has(self.analysis))",message="canaryPercent, steps, canaryCriteria and analysis apply only to type canary"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'canary' || has(self.canaryPercent) != has(self.steps)",message="a canary needs exactly one of canaryPercent or steps"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'rolling' || (!has(self.maxSurge) && !has(self.maxUnavailable))",message="maxSurge and maxUnavailable apply only to type rolling"
+// +kubebuilder:validation:XValidation:rule="!has(self.trafficRouting) || (has(self.type) && self.type == 'canary')",message="trafficRouting applies only to type canary",fieldPath=".trafficRouting"
+// +kubebuilder:validation:XValidation:rule="has(self.trafficRouting) || !has(self.steps) || self.steps.all(s, !has(s.canaryReplicas) && !has(s.headerRoute))",message="canaryReplicas and headerRoute need trafficRouting: without a router the canary's share of requests is its share of the pods",fieldPath=".steps"
 type Strategy struct {
 	// type is rolling (the default), recreate or canary.
 	// +optional
@@ -516,6 +593,46 @@ type Strategy struct {
 	// analysis tunes how canaryCriteria are measured.
 	// +optional
 	Analysis Analysis `json:"analysis,omitzero"`
+
+	// trafficRouting moves the canary's share of requests by weight on a
+	// router, exactly at any number of pods; unset, the canary's share is
+	// its share of the pods behind the one Service.
+	// +optional
+	TrafficRouting TrafficRouting `json:"trafficRouting,omitzero"`
+}
+
+// TrafficRouting says which router moves a canary's requests.
+type TrafficRouting struct {
+	// gatewayAPI sets the backend weights of an HTTPRoute of the Gateway
+	// API (gateway.networking.k8s.io/v1).
+	// +required
+	GatewayAPI GatewayAPIRouting `json:"gatewayAPI,omitzero"`
+}
+
+// GatewayAPIRouting names the HTTPRoute, and the rules of it, whose backend
+// weights a canary moves. The operator keeps two Services, <name> (stable
+// pods) and <name>-canary (canary pods), and in each targeted rule sets the
+// weights of the backendRefs naming them; everything else in the route
+// stays as its owner wrote it.
+type GatewayAPIRouting struct {
+	// httpRoute is the HTTPRoute's name, in the AppDeployment's namespace.
+	// Whoever writes the AppDeployment must be allowed to update it. At most
+	// 253 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	HTTPRoute string `json:"httpRoute,omitempty"`
+
+	// rules are the names of the route's rules whose weights move (rule
+	// names need the Gateway API v1.4 or later). Unset: every rule with a
+	// backendRef naming the Service <name>. At most 16.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	Rules []string `json:"rules,omitempty"`
 }
 
 // RollbackPolicy says what a failed release does and what is remembered.
@@ -554,15 +671,55 @@ type RollbackPolicy struct {
 	ProviderErrorGraceSeconds int32 `json:"providerErrorGraceSeconds,omitempty"`
 }
 
+// WorkloadRef names the Deployment an AppDeployment takes its pod template
+// from.
+type WorkloadRef struct {
+	// name is the Deployment's name, in the AppDeployment's namespace; not
+	// the AppDeployment's own name nor its canary's. At most 253 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+}
+
+// Adopts reports whether the spec adopts a Deployment (workloadRef set).
+func (s *AppDeploymentSpec) Adopts() bool {
+	return s.WorkloadRef.Name != ""
+}
+
+// WorkloadFinalizer is on an AppDeployment with a workloadRef, so that the
+// operator scales the referenced Deployment back up before the
+// AppDeployment and its pods go.
+const WorkloadFinalizer = "platform.example.com/restore-workload"
+
+// WorkloadStatus is the Deployment an AppDeployment's workloadRef was
+// found to name.
+type WorkloadStatus struct {
+	// name is the Deployment's name. At most 253 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+
+	// uid is the Deployment's UID, pinned when it was first read: another
+	// Deployment of the name is not followed. At most 128 characters.
+	// +required
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	UID types.UID `json:"uid,omitempty"`
+}
+
 // AppDeploymentSpec describes an application (what to run) and how a new
-// version of it is released. command, args and env together hold at most
-// 32768 characters, as a ScheduleTask's.
-// +kubebuilder:validation:XValidation:rule="(has(self.command) ? self.command.map(c, size(c)).sum() : 0) + (has(self.args) ? self.args.map(a, size(a)).sum() : 0) + (has(self.env) ? self.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0) + (!has(e.valueFrom) ? 0 : (has(e.valueFrom.configMapKeyRef) ? size(e.valueFrom.configMapKeyRef.key) + (has(e.valueFrom.configMapKeyRef.name) ? size(e.valueFrom.configMapKeyRef.name) : 0) : 0) + (has(e.valueFrom.secretKeyRef) ? size(e.valueFrom.secretKeyRef.key) + (has(e.valueFrom.secretKeyRef.name) ? size(e.valueFrom.secretKeyRef.name) : 0) : 0) + (has(e.valueFrom.fieldRef) ? size(e.valueFrom.fieldRef.fieldPath) + (has(e.valueFrom.fieldRef.apiVersion) ? size(e.valueFrom.fieldRef.apiVersion) : 0) : 0) + (has(e.valueFrom.resourceFieldRef) ? size(e.valueFrom.resourceFieldRef.resource) + (has(e.valueFrom.resourceFieldRef.containerName) ? size(e.valueFrom.resourceFieldRef.containerName) : 0) : 0) + (has(e.valueFrom.fileKeyRef) ? size(e.valueFrom.fileKeyRef.volumeName) + size(e.valueFrom.fileKeyRef.path) + size(e.valueFrom.fileKeyRef.key) : 0))).sum() : 0) <= 32768",message="command, args and env (names, values and what valueFrom refers to) must hold at most 32768 characters together"
+// version of it is released.
 // +kubebuilder:validation:XValidation:rule="!has(self.healthCheck) || has(self.healthCheck.port) || has(self.port)",message="needs healthCheck.port or spec.port: the port to check",fieldPath=".healthCheck"
+// +kubebuilder:validation:XValidation:rule="has(self.image) != has(self.workloadRef)",message="exactly one of image and workloadRef must be set",fieldPath=".image"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadRef) || !has(self.template)",message="must not be set with workloadRef: the pod template is the referenced Deployment's",fieldPath=".template"
+// +kubebuilder:validation:XValidation:rule="!has(self.strategy) || !has(self.strategy.trafficRouting) || has(self.port)",message="trafficRouting needs port: the route sends to the Services that expose it",fieldPath=".port"
 type AppDeploymentSpec struct {
 	// image is the container image, e.g. harbor.example.com/shop:v1.2.3. At
-	// most 512 characters.
-	// +required
+	// most 512 characters. Exactly one of image and workloadRef is set.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
@@ -591,45 +748,9 @@ type AppDeploymentSpec struct {
 	// +kubebuilder:validation:Maximum=65535
 	Port int32 `json:"port,omitempty"`
 
-	// command overrides the image's entrypoint. At most 64 entries of at
-	// most 16384 characters each.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MaxLength=16384
-	Command []string `json:"command,omitempty"`
-
-	// args are the arguments to the entrypoint. At most 256 entries of at
-	// most 16384 characters each.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=256
-	// +kubebuilder:validation:items:MaxLength=16384
-	Args []string `json:"args,omitempty"`
-
-	// env sets environment variables in the container, with the bounds of
-	// a ScheduleTask's env: at most 128 variables, names of at most 256
-	// characters, values of at most 16384.
-	// +optional
-	// +listType=map
-	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=128
-	// +kubebuilder:validation:items:XValidation:rule="size(self.name) <= 256",message="must be at most 256 characters",fieldPath=".name"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.value) || size(self.value) <= 16384",message="must be at most 16384 characters",fieldPath=".value"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.configMapKeyRef) || ((!has(self.valueFrom.configMapKeyRef.name) || size(self.valueFrom.configMapKeyRef.name) <= 253) && size(self.valueFrom.configMapKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.configMapKeyRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.secretKeyRef) || ((!has(self.valueFrom.secretKeyRef.name) || size(self.valueFrom.secretKeyRef.name) <= 253) && size(self.valueFrom.secretKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.secretKeyRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fieldRef) || ((!has(self.valueFrom.fieldRef.apiVersion) || size(self.valueFrom.fieldRef.apiVersion) <= 253) && size(self.valueFrom.fieldRef.fieldPath) <= 253)",message="apiVersion and fieldPath must be at most 253 characters each",fieldPath=".valueFrom.fieldRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.resourceFieldRef) || ((!has(self.valueFrom.resourceFieldRef.containerName) || size(self.valueFrom.resourceFieldRef.containerName) <= 253) && size(self.valueFrom.resourceFieldRef.resource) <= 253 && (!has(self.valueFrom.resourceFieldRef.divisor) || type(self.valueFrom.resourceFieldRef.divisor) != string || size(self.valueFrom.resourceFieldRef.divisor) <= 64))",message="containerName and resource must be at most 253 characters each, divisor at most 64",fieldPath=".valueFrom.resourceFieldRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fileKeyRef) || (size(self.valueFrom.fileKeyRef.volumeName) <= 253 && size(self.valueFrom.fileKeyRef.path) <= 4096 && size(self.valueFrom.fileKeyRef.key) <= 253)",message="volumeName and key must be at most 253 characters each, path at most 4096",fieldPath=".valueFrom.fileKeyRef"
-	Env []corev1.EnvVar `json:"env,omitempty"`
-
-	// resources are the container's compute requests and limits, with the
-	// bounds of a ScheduleTask's.
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || (size(self.limits) <= 16 && self.limits.all(k, size(k) <= 253 && (type(self.limits[k]) != string || size(self.limits[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".limits"
-	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || (size(self.requests) <= 16 && self.requests.all(k, size(k) <= 253 && (type(self.requests[k]) != string || size(self.requests[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".requests"
-	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || (size(self.claims) <= 16 && self.claims.all(c, size(c.name) <= 63 && (!has(c.request) || size(c.request) <= 63)))",message="must have at most 16 claims, each with name and request of at most 63 characters",fieldPath=".claims"
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// The application container's command, args, env and resources, with
+	// the bounds of a ScheduleTask's.
+	ContainerFields `json:",inline"`
 
 	// serviceAccountName is the ServiceAccount the pods use. At most 253
 	// characters.
@@ -642,6 +763,38 @@ type AppDeploymentSpec struct {
 	// probes; without it the pods have no probes and are ready once running.
 	// +optional
 	HealthCheck HealthCheck `json:"healthCheck,omitzero"`
+
+	// template is the pod template of the application's pods: anything a
+	// Deployment's pod template may say, such as volumes, envFrom,
+	// imagePullSecrets, sidecars and init containers, probes of every
+	// kind, node selectors, tolerations, affinity, topology spread,
+	// priority class, termination grace period, and pod labels and
+	// annotations. The fields above win: image, version, command, args,
+	// env (by name), resources, port, healthCheck and serviceAccountName
+	// apply to the application container, the template's container named
+	// "app" (added first when the template has none); every other
+	// container, volume and pod field passes through as written. Its
+	// labels must not be the operator's (app.kubernetes.io/name,
+	// app.kubernetes.io/version, app.kubernetes.io/managed-by or any
+	// platform.example.com/ label), its restartPolicy, when set, must be
+	// Always, and it holds at most 64 KiB as JSON.
+	// +optional
+	Template *corev1.PodTemplateSpec `json:"template,omitempty"`
+
+	// workloadRef names an existing Deployment in the AppDeployment's
+	// namespace whose pod template the AppDeployment runs, as Argo
+	// Rollouts' workloadRef: instead of image (exactly one of the two is
+	// set) and template. The operator reads the Deployment on every pass;
+	// a change of its pod template is a new revision, released by the
+	// strategy. Once the AppDeployment's own stable pods are ready, the
+	// Deployment is scaled to 0 (its scale subresource; it gets no owner
+	// reference), and scaled back to the AppDeployment's replicas when the
+	// AppDeployment is deleted. Its UID is pinned in status.workload: a
+	// Deployment deleted and made again under the name is not followed.
+	// The author must be allowed to get that Deployment and update its
+	// deployments/scale.
+	// +optional
+	WorkloadRef WorkloadRef `json:"workloadRef,omitzero"`
 
 	// progressDeadlineSeconds is how long a rollout or a canary step may
 	// wait for its pods to become ready before it fails (default 600).
@@ -695,8 +848,9 @@ type CanaryWeight struct {
 	// +kubebuilder:validation:Maximum=100
 	Desired *int32 `json:"desired,omitempty"`
 
-	// actual is the share the canary has: its ready pods over all ready
-	// pods of the application, never the wish.
+	// actual is the share the canary has, never the wish: its ready pods
+	// over all ready pods of the application or, with trafficRouting, the
+	// weight the route carries.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
@@ -777,6 +931,47 @@ type CanaryStatus struct {
 	// the current step.
 	// +optional
 	Analysis *AnalysisStatus `json:"analysis,omitempty"`
+
+	// route is the HTTPRoute a weighted canary moves, as last read.
+	// +optional
+	Route RouteStatus `json:"route,omitzero"`
+}
+
+// RouteStatus is the HTTPRoute of a weighted canary as the operator last
+// read it.
+type RouteStatus struct {
+	// name is the HTTPRoute's name. At most 253 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+
+	// rules are the rules whose weights the canary moves: their names, or
+	// rules[i] for a rule without one. At most 16.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	Rules []string `json:"rules,omitempty"`
+
+	// accepted is True when every gateway of the route has accepted its
+	// current generation with its backends resolved, False when one has
+	// refused it, and Unknown until each has said.
+	// +optional
+	// +kubebuilder:validation:Enum=True;False;Unknown
+	Accepted metav1.ConditionStatus `json:"accepted,omitempty"`
+
+	// message says what is missing or what a gateway said, when accepted is
+	// not True. At most 1024 characters.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Message string `json:"message,omitempty"`
+
+	// waitingSince is when the step's canary pods were ready and the route
+	// did not carry the step's weight yet; unset once it does.
+	// +optional
+	WaitingSince *metav1.Time `json:"waitingSince,omitempty"`
 }
 
 // AnalysisStatus is what the analysis of a canary found so far: the
@@ -1118,6 +1313,10 @@ type AppDeploymentStatus struct {
 	// +optional
 	Canary *CanaryStatus `json:"canary,omitempty"`
 
+	// workload is the Deployment spec.workloadRef names, as first found.
+	// +optional
+	Workload WorkloadStatus `json:"workload,omitzero"`
+
 	// handledRequests are the request annotation values acted on.
 	// +optional
 	HandledRequests HandledRequests `json:"handledRequests,omitzero"`
@@ -1158,8 +1357,12 @@ type AppDeployment struct {
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 
 	// spec is the application and how to release it.
+	// ---
+	// Exception to kube-api-linter's requiredfields: the schema lets no
+	// spec be empty (a CEL rule requires image or workloadRef), which the
+	// linter cannot see; a pointer would change every use for nothing.
 	// +required
-	Spec AppDeploymentSpec `json:"spec,omitzero"`
+	Spec AppDeploymentSpec `json:"spec,omitzero"` //nolint:kubeapilinter // never empty, see above
 
 	// status is the observed state of the application and its release.
 	// ---

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package v1
 
@@ -138,35 +125,10 @@ const (
 	ScheduleTaskFinalizer = "platform.example.com/cancel-runs"
 )
 
-// Bounds of a ScheduleTask's lists and strings. The manager caches every
-// task, so these bound its memory per task; they are far above what a real
-// task uses, and the schema markers below repeat them (markers cannot refer
+// Bounds of a ScheduleTask's own lists (its container's are beside
+// ContainerFields). The schema markers repeat them (markers cannot refer
 // to constants; internal/validation tests that the two agree).
 const (
-	// MaxCommandItems is the most entries command may have.
-	MaxCommandItems = 64
-	// MaxArgsItems is the most entries args may have.
-	MaxArgsItems = 256
-	// MaxArgumentLength is the longest entry of command or args, in characters.
-	MaxArgumentLength = 16384
-	// MaxEnvItems is the most variables env may have.
-	MaxEnvItems = 128
-	// MaxEnvNameLength is the longest name of an environment variable.
-	MaxEnvNameLength = 256
-	// MaxEnvValueLength is the longest value of an environment variable.
-	MaxEnvValueLength = 16384
-	// MaxCommandArgsEnvLength is the most characters command, args and env
-	// (names, values, and the names, keys and paths a valueFrom refers to)
-	// may hold together: the bound that matters for memory, so that a task
-	// at every limit stays a few tens of KiB.
-	MaxCommandArgsEnvLength = 32768
-	// MaxReferenceLength is the longest name or key an env variable's
-	// valueFrom refers to (a ConfigMap, Secret, key, field or resource).
-	MaxReferenceLength = 253
-	// MaxResourceEntries is the most entries resources.limits and
-	// resources.requests may each have, and MaxResourceClaims the most claims.
-	MaxResourceEntries = 16
-	MaxResourceClaims  = 16
 	// MaxCapabilities is the most capabilities securityContext.capabilities
 	// may add, and the most it may drop.
 	MaxCapabilities = 64
@@ -176,10 +138,7 @@ const (
 	MaxConditions = 16
 )
 
-// ScheduleTaskSpec is "run this container on this schedule". command, args
-// and env together hold at most 32768 characters (env counted with the
-// names, keys and paths its valueFrom refers to).
-// +kubebuilder:validation:XValidation:rule="(has(self.command) ? self.command.map(c, size(c)).sum() : 0) + (has(self.args) ? self.args.map(a, size(a)).sum() : 0) + (has(self.env) ? self.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0) + (!has(e.valueFrom) ? 0 : (has(e.valueFrom.configMapKeyRef) ? size(e.valueFrom.configMapKeyRef.key) + (has(e.valueFrom.configMapKeyRef.name) ? size(e.valueFrom.configMapKeyRef.name) : 0) : 0) + (has(e.valueFrom.secretKeyRef) ? size(e.valueFrom.secretKeyRef.key) + (has(e.valueFrom.secretKeyRef.name) ? size(e.valueFrom.secretKeyRef.name) : 0) : 0) + (has(e.valueFrom.fieldRef) ? size(e.valueFrom.fieldRef.fieldPath) + (has(e.valueFrom.fieldRef.apiVersion) ? size(e.valueFrom.fieldRef.apiVersion) : 0) : 0) + (has(e.valueFrom.resourceFieldRef) ? size(e.valueFrom.resourceFieldRef.resource) + (has(e.valueFrom.resourceFieldRef.containerName) ? size(e.valueFrom.resourceFieldRef.containerName) : 0) : 0) + (has(e.valueFrom.fileKeyRef) ? size(e.valueFrom.fileKeyRef.volumeName) + size(e.valueFrom.fileKeyRef.path) + size(e.valueFrom.fileKeyRef.key) : 0))).sum() : 0) <= 32768",message="command, args and env (names, values and what valueFrom refers to) must hold at most 32768 characters together"
+// ScheduleTaskSpec is "run this container on this schedule".
 // +kubebuilder:validation:XValidation:rule="!has(self.maxMissedRuns) || (has(self.missedRuns) && self.missedRuns == 'RunAll')",message="applies to missedRuns RunAll only: the other policies start one missed run at most",fieldPath=".maxMissedRuns"
 // +kubebuilder:validation:XValidation:rule="!has(self.suspendAfterFailures) || self.suspendAfterFailures <= (has(self.failedRunsHistoryLimit) ? self.failedRunsHistoryLimit : 10)",message="must be at most failedRunsHistoryLimit (10 when unset): the failed runs counted are the TaskRuns kept",fieldPath=".suspendAfterFailures"
 type ScheduleTaskSpec struct {
@@ -221,50 +180,9 @@ type ScheduleTaskSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// command overrides the image's entrypoint. At most 64 entries of at
-	// most 16384 characters each; command, args and env together hold at
-	// most 32768 characters.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MaxLength=16384
-	Command []string `json:"command,omitempty"`
-
-	// args are the arguments to the entrypoint. At most 256 entries of at
-	// most 16384 characters each; command, args and env together hold at
-	// most 32768 characters.
-	// +optional
-	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=256
-	// +kubebuilder:validation:items:MaxLength=16384
-	Args []string `json:"args,omitempty"`
-
-	// env sets environment variables in the container. At most 128
-	// variables; a name has at most 256 characters, a value at most 16384,
-	// and a valueFrom's names and keys at most 253 (a fileKeyRef's path
-	// 4096); command, args and env together hold at most 32768 characters.
-	// +optional
-	// +listType=map
-	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=128
-	// +kubebuilder:validation:items:XValidation:rule="size(self.name) <= 256",message="must be at most 256 characters",fieldPath=".name"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.value) || size(self.value) <= 16384",message="must be at most 16384 characters",fieldPath=".value"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.configMapKeyRef) || ((!has(self.valueFrom.configMapKeyRef.name) || size(self.valueFrom.configMapKeyRef.name) <= 253) && size(self.valueFrom.configMapKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.configMapKeyRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.secretKeyRef) || ((!has(self.valueFrom.secretKeyRef.name) || size(self.valueFrom.secretKeyRef.name) <= 253) && size(self.valueFrom.secretKeyRef.key) <= 253)",message="name and key must be at most 253 characters each",fieldPath=".valueFrom.secretKeyRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fieldRef) || ((!has(self.valueFrom.fieldRef.apiVersion) || size(self.valueFrom.fieldRef.apiVersion) <= 253) && size(self.valueFrom.fieldRef.fieldPath) <= 253)",message="apiVersion and fieldPath must be at most 253 characters each",fieldPath=".valueFrom.fieldRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.resourceFieldRef) || ((!has(self.valueFrom.resourceFieldRef.containerName) || size(self.valueFrom.resourceFieldRef.containerName) <= 253) && size(self.valueFrom.resourceFieldRef.resource) <= 253 && (!has(self.valueFrom.resourceFieldRef.divisor) || type(self.valueFrom.resourceFieldRef.divisor) != string || size(self.valueFrom.resourceFieldRef.divisor) <= 64))",message="containerName and resource must be at most 253 characters each, divisor at most 64",fieldPath=".valueFrom.resourceFieldRef"
-	// +kubebuilder:validation:items:XValidation:rule="!has(self.valueFrom) || !has(self.valueFrom.fileKeyRef) || (size(self.valueFrom.fileKeyRef.volumeName) <= 253 && size(self.valueFrom.fileKeyRef.path) <= 4096 && size(self.valueFrom.fileKeyRef.key) <= 253)",message="volumeName and key must be at most 253 characters each, path at most 4096",fieldPath=".valueFrom.fileKeyRef"
-	Env []corev1.EnvVar `json:"env,omitempty"`
-
-	// resources are the container's compute requests and limits. limits and
-	// requests have at most 16 entries each, with names of at most 253
-	// characters and quantities of at most 64; claims at most 16, with name
-	// and request of at most 63 characters (DNS labels).
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || (size(self.limits) <= 16 && self.limits.all(k, size(k) <= 253 && (type(self.limits[k]) != string || size(self.limits[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".limits"
-	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || (size(self.requests) <= 16 && self.requests.all(k, size(k) <= 253 && (type(self.requests[k]) != string || size(self.requests[k]) <= 64)))",message="must have at most 16 entries, names of at most 253 characters and quantities of at most 64",fieldPath=".requests"
-	// +kubebuilder:validation:XValidation:rule="!has(self.claims) || (size(self.claims) <= 16 && self.claims.all(c, size(c.name) <= 63 && (!has(c.request) || size(c.request) <= 63)))",message="must have at most 16 claims, each with name and request of at most 63 characters",fieldPath=".claims"
-	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
+	// The container's command, args, env and resources, with their
+	// bounds.
+	ContainerFields `json:",inline"`
 
 	// securityContext is the container's security context. When unset, runs
 	// get no privilege escalation and the runtime's default seccomp profile;
@@ -289,6 +207,21 @@ type ScheduleTaskSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	ServiceAccountName *string `json:"serviceAccountName,omitempty"`
+
+	// template is the pod template of every run's pod: anything a Job's pod
+	// template may say, such as volumes (a Secret or a PersistentVolumeClaim
+	// to back up), envFrom, imagePullSecrets, init containers and sidecars,
+	// node selectors, tolerations, affinity, priority class, and pod labels
+	// and annotations. The fields above win: image, command, args, env (by
+	// name), resources, securityContext and serviceAccountName apply to the
+	// task container, the template's container named "task" (added first
+	// when the template has none); every other container, volume and pod
+	// field passes through as written. Its labels must not be the
+	// operator's (app.kubernetes.io/managed-by or any platform.example.com/
+	// label), its restartPolicy, when set, must be Never (the default) or
+	// OnFailure, and it holds at most 64 KiB as JSON.
+	// +optional
+	Template *corev1.PodTemplateSpec `json:"template,omitempty"`
 
 	// concurrencyPolicy says what happens when a run is due while another is
 	// still active: Allow, Forbid or Replace.
@@ -476,10 +409,39 @@ type ScheduleTaskStatus struct {
 	// +optional
 	MissedRunsCheckedTime *metav1.Time `json:"missedRunsCheckedTime,omitempty"`
 
+	// handledRequests are the request annotations' values acted on.
+	// +optional
+	HandledRequests ScheduleTaskHandledRequests `json:"handledRequests,omitzero"`
 	// observedGeneration is the spec generation the status describes.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// ScheduleTaskHandledRequests are the request annotations' values the
+// operator acted on, kept in status so that only the operator can write
+// them: a value is acted on once, and forgetting it (which anyone who may
+// edit the task could do to an annotation) cannot make it act again.
+// +kubebuilder:validation:MinProperties=1
+type ScheduleTaskHandledRequests struct {
+	// runNow is the handled value of the run-now annotation (a longer
+	// value is kept as its hash).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	RunNow string `json:"runNow,omitempty"`
+
+	// resume is the handled value of the resume annotation (a longer value
+	// is kept as its hash).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Resume string `json:"resume,omitempty"`
+
+	// resumedAt is when the task was last resumed: failures before it do
+	// not count towards suspendAfterFailures.
+	// +optional
+	ResumedAt *metav1.Time `json:"resumedAt,omitempty"`
 }
 
 // +kubebuilder:object:root=true

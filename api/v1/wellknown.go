@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package v1
 
@@ -31,6 +18,10 @@ const (
 	// TaskContainerName is the name of the one container of every run's pod;
 	// `kubectl stask logs` reads it.
 	TaskContainerName = "task"
+	// AppContainerName is the name of an AppDeployment's application
+	// container: the one its image, command, args, env, resources, port and
+	// health check are for, among whatever others its template has.
+	AppContainerName = "app"
 
 	// DefaultBackoffLimit is the retries of a run when spec.backoffLimit is
 	// unset; it matches the CRD's default for that field.

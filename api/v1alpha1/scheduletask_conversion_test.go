@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package v1alpha1
 
@@ -224,9 +211,14 @@ func TestConversion_StatusIsNeverRestoredFromTheAnnotation(t *testing.T) {
 func TestConversion_AnnotationCarriesOnlyTheSpecFieldsV1alpha1Lacks(t *testing.T) {
 	hub := &platformv1.ScheduleTask{
 		Spec: platformv1.ScheduleTaskSpec{
-			Schedule: "@daily", Image: "busybox:1.36", Command: []string{"sh"}, BackoffLimit: ptr.To[int32](1),
-			Suspend: ptr.To(true), ActiveDeadlineSeconds: ptr.To[int64](60),
-			TimeZone: ptr.To("UTC"), Args: []string{"-c", "true"}, ConcurrencyPolicy: platformv1.ForbidConcurrent,
+			Schedule:              "@daily",
+			Image:                 "busybox:1.36",
+			BackoffLimit:          ptr.To[int32](1),
+			Suspend:               ptr.To(true),
+			ActiveDeadlineSeconds: ptr.To[int64](60),
+			TimeZone:              ptr.To("UTC"),
+			ConcurrencyPolicy:     platformv1.ForbidConcurrent,
+			ContainerFields:       platformv1.ContainerFields{Command: []string{"sh"}, Args: []string{"-c", "true"}},
 		},
 		Status: operatorStatus(),
 	}
@@ -248,7 +240,9 @@ func TestConversion_AnnotationCarriesOnlyTheSpecFieldsV1alpha1Lacks(t *testing.T
 
 func TestConversion_AnnotationIsNotHTMLEscaped(t *testing.T) {
 	hub := &platformv1.ScheduleTask{Spec: platformv1.ScheduleTaskSpec{
-		Schedule: "@daily", Image: "busybox:1.36", Args: []string{"<a & b>"},
+		Schedule:        "@daily",
+		Image:           "busybox:1.36",
+		ContainerFields: platformv1.ContainerFields{Args: []string{"<a & b>"}},
 	}}
 	var spoke ScheduleTask
 	if err := spoke.ConvertFrom(hub); err != nil {
@@ -268,7 +262,10 @@ func bigTask(own int) *platformv1.ScheduleTask {
 	return &platformv1.ScheduleTask{
 		ObjectMeta: metav1.ObjectMeta{Name: "big", Annotations: map[string]string{"example.com/own": strings.Repeat("x", own)}},
 		Spec: platformv1.ScheduleTaskSpec{
-			Schedule: "@daily", Image: "busybox:1.36", Args: []string{lt, lt}, TimeZone: ptr.To("UTC"),
+			Schedule:        "@daily",
+			Image:           "busybox:1.36",
+			TimeZone:        ptr.To("UTC"),
+			ContainerFields: platformv1.ContainerFields{Args: []string{lt, lt}},
 		},
 		Status: operatorStatus(),
 	}

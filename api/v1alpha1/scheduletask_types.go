@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package v1alpha1
 
@@ -155,10 +142,39 @@ type ScheduleTaskStatus struct {
 	// +optional
 	MissedRunsCheckedTime *metav1.Time `json:"missedRunsCheckedTime,omitempty"`
 
+	// handledRequests are the request annotations' values acted on.
+	// +optional
+	HandledRequests ScheduleTaskHandledRequests `json:"handledRequests,omitzero"`
 	// observedGeneration is the spec generation the status describes.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// ScheduleTaskHandledRequests are the request annotations' values the
+// operator acted on, kept in status so that only the operator can write
+// them: a value is acted on once, and forgetting it (which anyone who may
+// edit the task could do to an annotation) cannot make it act again.
+// +kubebuilder:validation:MinProperties=1
+type ScheduleTaskHandledRequests struct {
+	// runNow is the handled value of the run-now annotation (a longer
+	// value is kept as its hash).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	RunNow string `json:"runNow,omitempty"`
+
+	// resume is the handled value of the resume annotation (a longer value
+	// is kept as its hash).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Resume string `json:"resume,omitempty"`
+
+	// resumedAt is when the task was last resumed: failures before it do
+	// not count towards suspendAfterFailures.
+	// +optional
+	ResumedAt *metav1.Time `json:"resumedAt,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package main
 
@@ -303,4 +290,59 @@ func pushSBOMs(repo name.Repository, b *built, opts ...remote.Option) error {
 		}
 	}
 	return nil
+}
+
+// readLayout reads back what writeLayout wrote to dir: the image index,
+// its images and platforms, and the SBOM artifacts beside it, so that an
+// image built once (make image, make docker-build without a container
+// engine) can be pushed later without building it again.
+func readLayout(dir string) (*built, error) {
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s holds no OCI image layout (make image or make docker-build writes one): %w", dir, err)
+	}
+	root, err := p.ImageIndex()
+	if err != nil {
+		return nil, err
+	}
+	rm, err := root.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	b := &built{}
+	for _, d := range rm.Manifests {
+		switch {
+		case d.MediaType == types.OCIImageIndex:
+			if b.Index != nil {
+				return nil, fmt.Errorf("%s holds more than one image index", dir)
+			}
+			if b.Index, err = root.ImageIndex(d.Digest); err != nil {
+				return nil, err
+			}
+		case d.ArtifactType == spdxMediaType:
+			sbom, err := root.Image(d.Digest)
+			if err != nil {
+				return nil, err
+			}
+			b.SBOMs = append(b.SBOMs, sbom)
+		}
+	}
+	if b.Index == nil {
+		return nil, fmt.Errorf("%s holds no image index", dir)
+	}
+	im, err := b.Index.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range im.Manifests {
+		img, err := b.Index.Image(d.Digest)
+		if err != nil {
+			return nil, err
+		}
+		if d.Platform == nil {
+			return nil, fmt.Errorf("image %s of the index has no platform", d.Digest)
+		}
+		b.Images, b.Platforms = append(b.Images, img), append(b.Platforms, *d.Platform)
+	}
+	return b, nil
 }

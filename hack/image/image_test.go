@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package main
 
@@ -28,6 +15,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -66,9 +54,27 @@ var (
 		"org.opencontainers.image.title":    "platform-operator",
 		"org.opencontainers.image.licenses": "Apache-2.0",
 	}
-	testPlatforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64"}}
+	bothPlatforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64"}}
 	wantMachine   = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
 )
+
+// imagePlatforms are the platforms the image test builds. `make test`
+// builds the machine's own only: a cross build of the manager for the other
+// architecture costs minutes after every change (ten cold on two cores).
+// `make test-image`, which `make verify` runs, passes
+// -image-platforms=linux/amd64,linux/arm64 to build the image as released.
+var imagePlatforms = flag.String("image-platforms", "linux/"+runtime.GOARCH,
+	"the platforms TestImage_... builds, as the -platforms flag of hack/image")
+
+// testPlatforms parses -image-platforms.
+func testPlatforms(t *testing.T) []v1.Platform {
+	t.Helper()
+	ps, err := parsePlatforms(*imagePlatforms)
+	if err != nil {
+		t.Fatalf("-image-platforms: %v", err)
+	}
+	return ps
+}
 
 // wantTree is the whole layer: path, type, mode, owner. Nothing else, so no
 // shell, no /bin, no package manager.
@@ -90,11 +96,14 @@ var wantTree = []string{
 }
 
 // TestImage_PushedIndexHasNonRootShelllessManagerImagesWithSBOMReferrers
-// builds the real manager for amd64 and arm64, pushes the index and the
-// SBOMs to an in-process registry and checks what comes back from it.
+// builds the real manager for each of -image-platforms (amd64 and arm64 in
+// make verify), pushes the index and the SBOMs to an in-process registry and
+// checks what comes back from it; then pushes the layout it wrote, as make
+// docker-push does without a container engine, and expects the same index.
 func TestImage_PushedIndexHasNonRootShelllessManagerImagesWithSBOMReferrers(t *testing.T) {
+	platforms := testPlatforms(t)
 	b, err := build(t.Context(), buildOptions{
-		Dir: moduleRoot, Package: "./cmd", Platforms: testPlatforms, Meta: testMeta, WorkDir: t.TempDir(),
+		Dir: moduleRoot, Package: "./cmd", Platforms: platforms, Meta: testMeta, WorkDir: t.TempDir(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,13 +139,13 @@ func TestImage_PushedIndexHasNonRootShelllessManagerImagesWithSBOMReferrers(t *t
 		t.Errorf("index media type %q, want the OCI image index", im.MediaType)
 	}
 	checkLabels(t, "index annotations", im.Annotations)
-	var platforms []v1.Platform
+	var pushedPlatforms []v1.Platform
 	for _, d := range im.Manifests {
 		if d.Platform != nil {
-			platforms = append(platforms, *d.Platform)
+			pushedPlatforms = append(pushedPlatforms, *d.Platform)
 		}
 	}
-	if diff := cmp.Diff(testPlatforms, platforms); diff != "" {
+	if diff := cmp.Diff(platforms, pushedPlatforms); diff != "" {
 		t.Fatalf("index platforms (-want +got):\n%s", diff)
 	}
 
@@ -158,6 +167,53 @@ func TestImage_PushedIndexHasNonRootShelllessManagerImagesWithSBOMReferrers(t *t
 	}
 
 	checkLayout(t, layoutDir, idx)
+	checkLayoutPush(t, layoutDir, srv.URL, idx, opts)
+}
+
+// checkLayoutPush pushes the layout in dir to another repository of the
+// registry at url, as `make docker-push` does after `make docker-build`
+// without a container engine, and expects the index pushed from the build
+// and each image's SBOM referrer.
+func checkLayoutPush(t *testing.T, dir, url string, want v1.ImageIndex, opts []remote.Option) {
+	t.Helper()
+	ref, err := name.ParseReference(strings.TrimPrefix(url, "http://") + "/from-layout:v9.8.7-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := readLayout(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := push(ref, b, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pushSBOMs(ref.Context(), b, opts...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := remote.Index(ref, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotDigest, err := got.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDigest, err := want.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotDigest != wantDigest {
+		t.Errorf("the layout pushed index %s, want the built index %s", gotDigest, wantDigest)
+	}
+	im, err := got.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range im.Manifests {
+		if len(pulledSBOM(t, ref.Context().Digest(d.Digest.String()), opts)) == 0 {
+			t.Errorf("the layout's push left image %s without its SBOM", d.Digest)
+		}
+	}
 }
 
 // checkImage checks the config and the layer of img, for arch, and returns
@@ -468,10 +524,14 @@ func checkLayout(t *testing.T, dir string, pushed v1.ImageIndex) {
 			t.Errorf("layout index %s, pushed %s: want the same", d.Digest, want)
 		}
 	}
-	wantEntries := []string{
-		"application/vnd.oci.image.index.v1+json  v9.8.7-test",
-		"application/vnd.oci.image.manifest.v1+json application/spdx+json ",
-		"application/vnd.oci.image.manifest.v1+json application/spdx+json ",
+	pm, err := pushed.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The index, then one SBOM per image.
+	wantEntries := []string{"application/vnd.oci.image.index.v1+json  v9.8.7-test"}
+	for range pm.Manifests {
+		wantEntries = append(wantEntries, "application/vnd.oci.image.manifest.v1+json application/spdx+json ")
 	}
 	if diff := cmp.Diff(wantEntries, got); diff != "" {
 		t.Errorf("layout index.json (-want +got):\n%s", diff)
@@ -556,7 +616,7 @@ func TestParsePlatforms_OnlyLinuxOnce(t *testing.T) {
 		want    []v1.Platform
 		wantErr bool
 	}{
-		{in: "linux/amd64,linux/arm64", want: testPlatforms},
+		{in: "linux/amd64,linux/arm64", want: bothPlatforms},
 		{in: " linux/arm64 ", want: []v1.Platform{{OS: "linux", Architecture: "arm64"}}},
 		{in: "darwin/arm64", wantErr: true},
 		{in: "linux", wantErr: true},

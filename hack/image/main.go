@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Command image builds the manager's container image with nothing but Go
 // (`make image`, `make image-push`): no container engine, no base image.
@@ -29,6 +16,10 @@ limitations under the License.
 // `oras discover` and `crane` find it through the Referrers API (or its tag
 // fallback).
 //
+// With -from-layout it builds nothing and pushes the index and SBOMs that an
+// earlier run wrote to -layout (`make docker-push` where no container engine
+// exists, after `make docker-build`).
+//
 // The OCI annotations (source, version, revision, created, title,
 // description, licenses) are set as config labels and as manifest
 // annotations. Every time stamp is -created, the commit's time, so that two
@@ -37,6 +28,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -65,13 +57,21 @@ func main() {
 		"org.opencontainers.image.created and every time stamp in the image, as Unix seconds "+
 			"(the commit's time, for a reproducible image; default $SOURCE_DATE_EPOCH, else 0)")
 	source := flag.String("source", defaultSource, "org.opencontainers.image.source")
+	fromLayout := flag.Bool("from-layout", false,
+		"build nothing: push the image index and SBOMs already in -layout (needs -push)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *dir, *pkg, *platforms, *layoutDir, *pushTo, metadata{
-		Source: *source, Version: *version, Revision: *revision,
-	}, *created); err != nil {
+	var err error
+	if *fromLayout {
+		err = pushLayout(ctx, *layoutDir, *pushTo)
+	} else {
+		err = run(ctx, *dir, *pkg, *platforms, *layoutDir, *pushTo, metadata{
+			Source: *source, Version: *version, Revision: *revision,
+		}, *created)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
@@ -113,6 +113,29 @@ func run(ctx context.Context, dir, pkg, platformList, layoutDir, pushTo string, 
 	if ref == nil {
 		return nil
 	}
+	return pushBuilt(ctx, ref, b)
+}
+
+// pushLayout pushes the index and SBOMs of the OCI image layout dir to
+// pushTo, building nothing.
+func pushLayout(ctx context.Context, dir, pushTo string) error {
+	if pushTo == "" {
+		return errors.New("-from-layout needs -push <registry>/<repository>:<tag>")
+	}
+	ref, err := name.ParseReference(pushTo)
+	if err != nil {
+		return fmt.Errorf("-push %q: %w", pushTo, err)
+	}
+	b, err := readLayout(dir)
+	if err != nil {
+		return err
+	}
+	return pushBuilt(ctx, ref, b)
+}
+
+// pushBuilt pushes the index to ref, then the SBOM referrers beside it,
+// with the default keychain's credentials.
+func pushBuilt(ctx context.Context, ref name.Reference, b *built) error {
 	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)}
 	digest, err := push(ref, b, opts...)
 	if err != nil {

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Command splitmanifests splits a rendered kustomize install for the Helm
 // chart: each CRD into a template of its own, the other objects into one
@@ -167,15 +154,52 @@ var clusterScoped = map[string]bool{
 	"/nodes":                                                       true,
 }
 
+// namespaceObjectRule reports whether a rule is on Namespace objects
+// themselves (the webhooks read a new object's namespace): a ClusterRole
+// grants it, for every namespace or, with watchNamespaces, for the served
+// ones by name.
+func namespaceObjectRule(rule map[string]any) bool {
+	groups, _ := rule["apiGroups"].([]any)
+	resources, _ := rule["resources"].([]any)
+	_, named := rule["resourceNames"]
+	return len(groups) == 1 && groups[0] == "" && len(resources) == 1 && resources[0] == "namespaces" && !named
+}
+
+// namespaceObjectRules writes the rules on Namespace objects twice: as they
+// are, and limited by resourceNames to the served namespaces (templated).
+func namespaceObjectRules(rules []any) (every, served string, err error) {
+	if len(rules) == 0 {
+		return "", "", nil
+	}
+	data, err := sigsyaml.Marshal(rules)
+	if err != nil {
+		return "", "", err
+	}
+	var b strings.Builder
+	for _, r := range rules {
+		one, err := sigsyaml.Marshal([]any{r})
+		if err != nil {
+			return "", "", err
+		}
+		b.Write(one)
+		b.WriteString("  resourceNames:\n{{- range .Values.watchNamespaces }}\n  - {{ . | quote }}\n{{- end }}\n")
+	}
+	return string(data), b.String(), nil
+}
+
 // managerRoleTemplate writes the manager's ClusterRole for the chart: with
 // watchNamespaces, the rules on namespaced objects move into a Role, and its
 // RoleBinding, in each of those namespaces, and the ClusterRole keeps only
 // what a ClusterRole alone can grant (each limited by resourceNames where
 // the markers say so).
 func managerRoleTemplate(obj map[string]any, namespace string) (string, error) {
-	var cluster, namespaced []any
+	var cluster, namespaced, namespaceObjects []any
 	for _, r := range obj["rules"].([]any) {
 		rule := r.(map[string]any)
+		if namespaceObjectRule(rule) {
+			namespaceObjects = append(namespaceObjects, rule)
+			continue
+		}
 		var scoped, other int
 		for _, g := range rule["apiGroups"].([]any) {
 			for _, res := range rule["resources"].([]any) {
@@ -208,9 +232,14 @@ func managerRoleTemplate(obj map[string]any, namespace string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	everyNamespace, servedNamespaces, err := namespaceObjectRules(namespaceObjects)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n%srules:\n%s", meta, clusterRules)
-	fmt.Fprintf(&b, "{{- if not .Values.watchNamespaces }}\n%s{{- end }}\n", namespacedRules)
+	fmt.Fprintf(&b, "{{- if not .Values.watchNamespaces }}\n%s%s{{- else }}\n%s{{- end }}\n",
+		namespacedRules, everyNamespace, servedNamespaces)
 	fmt.Fprintf(&b, `{{- range .Values.watchNamespaces }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1

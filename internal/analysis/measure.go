@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package analysis
 
@@ -24,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/example/platform-operator/internal/text"
 
 	"github.com/google/cel-go/cel"
 	"k8s.io/utils/ptr"
@@ -211,7 +199,7 @@ func Preflight(ctx context.Context, p Provider, c *Criterion, stable Vars, at ti
 
 // finish sets the result and the message, cut to maxMessage.
 func (m Measurement) finish(r platformv1.MeasurementResult, msg string) Measurement {
-	m.Result, m.Message = r, truncate(msg, maxMessage)
+	m.Result, m.Message = r, text.Truncate(msg, maxMessage)
 	return m
 }
 
@@ -446,13 +434,4 @@ func numPair(v, t float64) (string, string) {
 		}
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64), strconv.FormatFloat(t, 'g', -1, 64)
-}
-
-// truncate cuts s to at most n characters, marking the cut.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package controller wires the project's reconcilers into a manager; each
 // Kind's reconciler lives in a package of its own below this one. Adding a
@@ -26,27 +13,33 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/example/platform-operator/internal/analysis"
+	"github.com/example/platform-operator/internal/cacheblock"
+	"github.com/example/platform-operator/internal/chain"
 	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
 	"github.com/example/platform-operator/internal/controller/taskrun"
+	"github.com/example/platform-operator/internal/index"
 	"github.com/example/platform-operator/internal/provenance"
-	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/recorder"
 )
 
 // Options tune the controllers.
 type Options struct {
-	// ScheduleTaskWorkers and TaskRunWorkers are the concurrent reconciles
-	// of each controller.
-	ScheduleTaskWorkers int
-	TaskRunWorkers      int
-	// AppDeploymentWorkers are the concurrent reconciles of the
-	// AppDeployment controller.
+	// ScheduleTaskWorkers, TaskRunWorkers and AppDeploymentWorkers are the
+	// concurrent reconciles of each controller.
+	ScheduleTaskWorkers  int
+	TaskRunWorkers       int
 	AppDeploymentWorkers int
+	// RetryBaseDelay and RetryMaxDelay bound every controller's backoff
+	// after a failed pass (chain.Options); zero takes the defaults.
+	RetryBaseDelay, RetryMaxDelay time.Duration
 	// SigningKeyNamespace holds the Secret with the key that signs the pod
 	// templates of the tasks' CronJobs (provenance.KeySecretName): the
 	// manager's own namespace.
@@ -55,6 +48,9 @@ type Options struct {
 	// exist or cannot run before it ends Failed; the TaskRun controller's
 	// default when zero.
 	ManualRunGrace time.Duration
+	// WorkloadPoll is how often an AppDeployment with a workloadRef reads
+	// its Deployment again; appdeployment.DefaultWorkloadPoll when zero.
+	WorkloadPoll time.Duration
 	// Namespaces are the namespaces the manager serves, as its cache's
 	// DefaultNamespaces (nil: every namespace); the controllers' own caches
 	// keep to them too.
@@ -70,6 +66,11 @@ type Options struct {
 	// AnalysisMaxInFlight and AnalysisMaxInFlightPerNamespace bound the
 	// measurements running at once; zero takes the controller's defaults.
 	AnalysisMaxInFlight, AnalysisMaxInFlightPerNamespace int
+}
+
+// chain is the options of a controller with this many workers.
+func (o Options) chain(workers int) chain.Options {
+	return chain.Options{Workers: workers, RetryBaseDelay: o.RetryBaseDelay, RetryMaxDelay: o.RetryMaxDelay}
 }
 
 // prometheusQueryTimeout bounds one query to Prometheus; a measurement's own
@@ -97,8 +98,13 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return fmt.Errorf("add the event sender: %w", err)
 	}
 
+	// Every index, before any controller: each may read any of them.
+	if err := index.Register(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+
 	// ScheduleTask: keeps each task's CronJob and records its runs.
-	otherCronJobs, err := reconcileutil.NewOthersCache(mgr, o.Namespaces, &batchv1.CronJob{})
+	otherCronJobs, err := cacheblock.NewOthersCache(mgr, o.Namespaces, &batchv1.CronJob{})
 	if err != nil {
 		return err
 	}
@@ -108,7 +114,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		OtherCronJobs: otherCronJobs,
 		Recorder:      events.Recorder(scheduletask.ControllerName + "-controller"),
 		Signer:        signer,
-	}).SetupWithManager(mgr, max(o.ScheduleTaskWorkers, 1)); err != nil {
+	}).SetupWithManager(mgr, o.chain(o.ScheduleTaskWorkers)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", scheduletask.ControllerName, err)
 	}
 	if err := scheduletask.RegisterMetrics(mgr.GetCache()); err != nil {
@@ -121,7 +127,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		APIReader:      mgr.GetAPIReader(),
 		Recorder:       events.Recorder(taskrun.ControllerName + "-controller"),
 		ManualRunGrace: o.ManualRunGrace,
-	}).SetupWithManager(mgr, max(o.TaskRunWorkers, 1)); err != nil {
+	}).SetupWithManager(mgr, o.chain(o.TaskRunWorkers)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
 	}
 
@@ -137,7 +143,18 @@ func Setup(mgr ctrl.Manager, o Options) error {
 			return fmt.Errorf("prometheus at %q: %w", conn.Address, err)
 		}
 	}
+	// A weighted canary moves an HTTPRoute; a cluster without the Gateway
+	// API's CRDs has none to move, which its canaries say.
+	_, err = mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: gatewayv1.GroupName, Kind: "HTTPRoute"}, gatewayv1.GroupVersion.Version)
+	switch {
+	case meta.IsNoMatchError(err):
+		ctrl.Log.WithName("setup").Info("The cluster serves no HTTPRoute (gateway.networking.k8s.io/v1): weighted canaries will pause until the Gateway API CRDs are installed and the operator restarted")
+	case err != nil:
+		return fmt.Errorf("look up HTTPRoute: %w", err)
+	}
+	servesRoutes := err == nil
 	if err := (&appdeployment.Reconciler{
+		GatewayAPI:              servesRoutes,
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
 		Recorder:                events.Recorder(appdeployment.ControllerName + "-controller"),
@@ -145,7 +162,8 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		Scope:                   o.Scope,
 		MaxInFlight:             o.AnalysisMaxInFlight,
 		MaxInFlightPerNamespace: o.AnalysisMaxInFlightPerNamespace,
-	}).SetupWithManager(mgr, max(o.AppDeploymentWorkers, 1)); err != nil {
+		WorkloadPoll:            o.WorkloadPoll,
+	}).SetupWithManager(mgr, o.chain(o.AppDeploymentWorkers)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", appdeployment.ControllerName, err)
 	}
 	if err := appdeployment.RegisterMetrics(mgr.GetCache()); err != nil {
@@ -158,7 +176,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 // controller contributes a block (the children it reads and how much of them
 // it keeps), and children are cached only when the operator made them.
 func CacheOptions() (cache.Options, error) {
-	return reconcileutil.CacheOptions(
+	return cacheblock.Options(
 		scheduletask.CacheBlock(),
 		taskrun.CacheBlock(),
 		appdeployment.CacheBlock(),

@@ -1,27 +1,16 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package provenance
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -29,6 +18,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 const (
@@ -154,6 +144,9 @@ func Defaulted(t *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
 	if ps.SchedulerName == "" {
 		ps.SchedulerName = corev1.DefaultSchedulerName
 	}
+	for i := range ps.Volumes {
+		defaultVolume(&ps.Volumes[i].VolumeSource)
+	}
 	for i := range ps.InitContainers {
 		defaultContainer(&ps.InitContainers[i])
 	}
@@ -161,6 +154,124 @@ func Defaulted(t *corev1.PodTemplateSpec) *corev1.PodTemplateSpec {
 		defaultContainer(&ps.Containers[i])
 	}
 	return d
+}
+
+// defaultVolume applies a volume source's defaults: an empty one is an
+// emptyDir, files get their default modes, field references the API
+// version v1, tokens an hour, and the legacy in-tree sources their
+// generated defaults.
+func defaultVolume(v *corev1.VolumeSource) {
+	if reflect.ValueOf(*v).IsZero() {
+		v.EmptyDir = &corev1.EmptyDirVolumeSource{}
+	}
+	// Secret, ConfigMap, downward API and projected files share one
+	// default mode, 0644.
+	mode := func(m **int32) {
+		if *m == nil {
+			*m = ptr.To(corev1.SecretVolumeSourceDefaultMode)
+		}
+	}
+	orString := func(s *string, def string) {
+		if *s == "" {
+			*s = def
+		}
+	}
+	if v.HostPath != nil && v.HostPath.Type == nil {
+		v.HostPath.Type = ptr.To(corev1.HostPathUnset)
+	}
+	if v.Secret != nil {
+		mode(&v.Secret.DefaultMode)
+	}
+	if v.ConfigMap != nil {
+		mode(&v.ConfigMap.DefaultMode)
+	}
+	if v.DownwardAPI != nil {
+		mode(&v.DownwardAPI.DefaultMode)
+		defaultFieldRefs(v.DownwardAPI.Items)
+	}
+	if v.Projected != nil {
+		mode(&v.Projected.DefaultMode)
+		for i := range v.Projected.Sources {
+			src := &v.Projected.Sources[i]
+			if src.DownwardAPI != nil {
+				defaultFieldRefs(src.DownwardAPI.Items)
+			}
+			if t := src.ServiceAccountToken; t != nil && t.ExpirationSeconds == nil {
+				t.ExpirationSeconds = ptr.To[int64](3600)
+			}
+		}
+	}
+	if v.ISCSI != nil {
+		orString(&v.ISCSI.ISCSIInterface, "default")
+	}
+	if v.RBD != nil {
+		orString(&v.RBD.RBDPool, "rbd")
+		orString(&v.RBD.RadosUser, "admin")
+		orString(&v.RBD.Keyring, "/etc/ceph/keyring")
+	}
+	if a := v.AzureDisk; a != nil {
+		a.CachingMode = cmp.Or(a.CachingMode, ptr.To(corev1.AzureDataDiskCachingReadWrite))
+		a.FSType = cmp.Or(a.FSType, ptr.To("ext4"))
+		a.ReadOnly = cmp.Or(a.ReadOnly, ptr.To(false))
+		a.Kind = cmp.Or(a.Kind, ptr.To(corev1.AzureSharedBlobDisk))
+	}
+	if v.ScaleIO != nil {
+		orString(&v.ScaleIO.StorageMode, "ThinProvisioned")
+		orString(&v.ScaleIO.FSType, "xfs")
+	}
+	if e := v.Ephemeral; e != nil && e.VolumeClaimTemplate != nil {
+		spec := &e.VolumeClaimTemplate.Spec
+		if spec.VolumeMode == nil {
+			spec.VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
+		}
+		roundUp(spec.Resources.Limits, spec.Resources.Requests)
+	}
+}
+
+// defaultFieldRefs gives the field references of downward API files the
+// API version v1.
+func defaultFieldRefs(items []corev1.DownwardAPIVolumeFile) {
+	for i := range items {
+		if f := items[i].FieldRef; f != nil && f.APIVersion == "" {
+			f.APIVersion = "v1"
+		}
+	}
+}
+
+// defaultProbe applies a probe's defaults, its handler's included.
+func defaultProbe(p *corev1.Probe) {
+	if p == nil {
+		return
+	}
+	p.TimeoutSeconds = cmp.Or(p.TimeoutSeconds, 1)
+	p.PeriodSeconds = cmp.Or(p.PeriodSeconds, 10)
+	p.SuccessThreshold = cmp.Or(p.SuccessThreshold, 1)
+	p.FailureThreshold = cmp.Or(p.FailureThreshold, 3)
+	defaultHTTPGet(p.HTTPGet)
+	if p.GRPC != nil && p.GRPC.Service == nil {
+		p.GRPC.Service = ptr.To("")
+	}
+}
+
+// defaultHTTPGet applies an HTTP GET action's defaults: the path / and
+// the scheme HTTP.
+func defaultHTTPGet(h *corev1.HTTPGetAction) {
+	if h == nil {
+		return
+	}
+	h.Path = cmp.Or(h.Path, "/")
+	h.Scheme = cmp.Or(h.Scheme, corev1.URISchemeHTTP)
+}
+
+// roundUp rounds quantities finer than a milli-unit up, as the API server
+// does.
+func roundUp(lists ...corev1.ResourceList) {
+	for _, l := range lists {
+		for name, q := range l {
+			q.RoundUp(-3)
+			l[name] = q
+		}
+	}
 }
 
 // defaultContainer applies a container's defaults.
@@ -193,11 +304,16 @@ func defaultContainer(c *corev1.Container) {
 			}
 		}
 	}
-	// Quantities finer than a milli-unit are rounded up.
-	for _, l := range []corev1.ResourceList{c.Resources.Limits, c.Resources.Requests} {
-		for name, q := range l {
-			q.RoundUp(-3)
-			l[name] = q
+	roundUp(c.Resources.Limits, c.Resources.Requests)
+	defaultProbe(c.LivenessProbe)
+	defaultProbe(c.ReadinessProbe)
+	defaultProbe(c.StartupProbe)
+	if l := c.Lifecycle; l != nil {
+		if l.PostStart != nil {
+			defaultHTTPGet(l.PostStart.HTTPGet)
+		}
+		if l.PreStop != nil {
+			defaultHTTPGet(l.PreStop.HTTPGet)
 		}
 	}
 }

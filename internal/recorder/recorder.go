@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package recorder sends the controllers' events (events.k8s.io/v1) to the
 // API server from a bounded queue, without the series cache of client-go's
@@ -44,6 +31,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/example/platform-operator/internal/text"
 
 	"github.com/prometheus/client_golang/prometheus"
 	eventsv1 "k8s.io/api/events/v1"
@@ -211,12 +200,18 @@ func (p *Provider) Recorder(controller string) events.EventRecorder {
 	return p.broadcaster.NewRecorder(p.scheme, controller)
 }
 
+// MaxNoteBytes is the longest note an events.k8s.io Event takes, in bytes.
+const MaxNoteBytes = 1024
+
 // enqueue takes one recorded event; it never blocks the recorder.
 func (p *Provider) enqueue(obj runtime.Object) {
 	ev, ok := obj.(*eventsv1.Event)
 	if !ok {
 		return
 	}
+	// The API server refuses a longer note, and the event with it: every
+	// note is cut here, once, rather than by each caller.
+	ev.Note = text.TruncateBytes(ev.Note, MaxNoteBytes)
 	switch {
 	case !p.limiter.allow(ev):
 		EventsSent.WithLabelValues(OutcomeLimited).Inc()

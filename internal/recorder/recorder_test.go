@@ -1,26 +1,15 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package recorder
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -92,6 +81,25 @@ func TestProvider_SendsWhatTheRecorderMade(t *testing.T) {
 	}
 	if ev.Series != nil {
 		t.Errorf("series %v on a first event", ev.Series)
+	}
+}
+
+func TestProvider_CutsANoteTheAPIServerWouldRefuse(t *testing.T) {
+	cs := fake.NewClientset()
+	p, err := NewWithClient(cs.EventsV1(), scheme.Scheme, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, p)
+	// Two-byte characters, so that a cut at the byte limit would fall
+	// inside one.
+	p.Recorder("demo-controller").Eventf(pod("a"), nil, corev1.EventTypeNormal, "Started", "Start", "x%s",
+		strings.Repeat("é", MaxNoteBytes))
+	waitFor(t, "the event", func() bool { return len(eventsIn(t, cs)) == 1 })
+	note := eventsIn(t, cs)[0].Note
+	if len(note) > MaxNoteBytes || !utf8.ValidString(note) || !strings.HasSuffix(note, "…") {
+		t.Errorf("note of %d bytes (valid UTF-8 %t), ending %q; want at most %d bytes, cut with an ellipsis",
+			len(note), utf8.ValidString(note), note[max(0, len(note)-8):], MaxNoteBytes)
 	}
 }
 

@@ -1,24 +1,13 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package validation
 
 import (
 	"fmt"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/distribution/reference"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -57,10 +46,16 @@ func AppDeployment(ad *platformv1.AppDeployment, scope analysis.Scope) (field.Er
 	spec := field.NewPath("spec")
 	s := &ad.Spec
 
-	if s.Image == "" {
-		errs = append(errs, field.Required(spec.Child("image"), "the container image to run"))
-	} else if _, err := reference.ParseNormalizedNamed(s.Image); err != nil {
-		errs = append(errs, field.Invalid(spec.Child("image"), s.Image, "not a valid image reference: "+err.Error()))
+	switch {
+	case s.Adopts():
+		errs = append(errs, workloadRef(spec, ad)...)
+	case s.Image == "":
+		errs = append(errs, field.Required(spec.Child("image"),
+			"the container image to run, or else workloadRef: the Deployment whose pod template to run"))
+	default:
+		if _, err := reference.ParseNormalizedNamed(s.Image); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("image"), s.Image, "not a valid image reference: "+err.Error()))
+		}
 	}
 	if s.Version != "" && !release.IsVersion(s.Version) {
 		errs = append(errs, field.Invalid(spec.Child("version"), s.Version,
@@ -93,9 +88,10 @@ func AppDeployment(ad *platformv1.AppDeployment, scope analysis.Scope) (field.Er
 	errs = append(errs, inRange(spec.Child("rollback", "revisionHistoryLimit"), s.Rollback.RevisionHistoryLimit, 0, platformv1.MaxRevisionHistory)...)
 	errs = append(errs, rollbackAnalysis(spec.Child("rollback"), &s.Rollback)...)
 	errs = append(errs, containerBounds(spec, container{
-		image: s.Image, serviceAccountName: s.ServiceAccountName,
-		command: s.Command, args: s.Args, env: s.Env, resources: s.Resources,
+		ContainerFields: s.ContainerFields, image: s.Image, serviceAccountName: s.ServiceAccountName,
 	})...)
+	errs = append(errs, podTemplate(spec.Child("template"), s.Template, platformv1.AppContainerName, appPodLabels,
+		corev1.RestartPolicyAlways)...)
 	if len(errs) > 0 {
 		return errs, nil
 	}
@@ -256,4 +252,31 @@ func canaryWarnings(s *platformv1.AppDeploymentSpec) []string {
 		}
 	}
 	return warnings
+}
+
+// workloadRef checks an AppDeployment that runs another Deployment's pod
+// template: without image or template of its own (they come from that
+// Deployment), and naming neither of its own Deployments.
+func workloadRef(spec *field.Path, ad *platformv1.AppDeployment) field.ErrorList {
+	var errs field.ErrorList
+	s := &ad.Spec
+	if s.Image != "" {
+		errs = append(errs, field.Invalid(spec.Child("image"), s.Image,
+			"must not be set with workloadRef: exactly one of image and workloadRef is set"))
+	}
+	if s.Template != nil {
+		errs = append(errs, field.Forbidden(spec.Child("template"),
+			"must not be set with workloadRef: the pod template is the referenced Deployment's"))
+	}
+	ref := spec.Child("workloadRef", "name")
+	switch name := s.WorkloadRef.Name; name {
+	case ad.Name, ad.Name + platformv1.CanarySuffix:
+		errs = append(errs, field.Invalid(ref, name,
+			"names one of the AppDeployment's own Deployments; give the AppDeployment another name than the Deployment it adopts"))
+	default:
+		for _, msg := range k8svalidation.IsDNS1123Subdomain(name) {
+			errs = append(errs, field.Invalid(ref, name, msg))
+		}
+	}
+	return errs
 }

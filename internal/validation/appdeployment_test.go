@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package validation
 
@@ -21,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -139,6 +127,22 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 		{"onFailure", func(a *app) { a.Spec.Rollback.OnFailure = "Ignore" }, `spec.rollback.onFailure: must be one of "Rollback", "Pause" ("Ignore")`},
 		{"revision history", func(a *app) { a.Spec.Rollback.RevisionHistoryLimit = ptr.To[int32](51) }, "spec.rollback.revisionHistoryLimit: must be at most 50 (51)"},
 		{"long arg", func(a *app) { a.Spec.Args = []string{strings.Repeat("x", 16385)} }, "spec.args[0]: must be at most 16384 characters"},
+		{"template with the operator's label", func(a *app) {
+			a.Spec.Template = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app.kubernetes.io/name": "other"}}}
+		}, `spec.template.metadata.labels[app.kubernetes.io/name]: is a label the operator sets on the pods`},
+		{"template with a platform label", func(a *app) {
+			a.Spec.Template = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"platform.example.com/track": "stable"}}}
+		}, `spec.template.metadata.labels[platform.example.com/track]`},
+		{"template restartPolicy Never", func(a *app) {
+			a.Spec.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever}}
+		}, `spec.template.spec.restartPolicy: supported values: "Always" (Never)`},
+		{"sidecar without an image", func(a *app) {
+			a.Spec.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}, {Name: "proxy"}}}}
+		}, `spec.template.spec.containers[1].image: is required`},
+		{"template over 64 KiB", func(a *app) {
+			a.Spec.Template = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
+				Annotations: map[string]string{"big": strings.Repeat("x", 65536)}}}
+		}, `spec.template: must hold at most 65536 bytes as JSON (`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package validation
 
@@ -45,13 +32,12 @@ const (
 	maxCredentialSpecLength = 4096
 )
 
-// container is the part of a spec that becomes a container: a
-// ScheduleTask's and an AppDeployment's have the same shapes and bounds.
+// container is the part of a spec that becomes a container: the
+// ContainerFields both kinds embed, and the fields each kind declares
+// itself with the same bounds.
 type container struct {
+	platformv1.ContainerFields
 	image, serviceAccountName string
-	command, args             []string
-	env                       []corev1.EnvVar
-	resources                 *corev1.ResourceRequirements
 	securityContext           *corev1.SecurityContext
 }
 
@@ -63,8 +49,8 @@ func bounds(spec *field.Path, s *platformv1.ScheduleTaskSpec) field.ErrorList {
 	errs = append(errs, tooLong(spec.Child("schedule"), s.Schedule, maxScheduleLength)...)
 	errs = append(errs, tooLong(spec.Child("timeZone"), ptr.Deref(s.TimeZone, ""), maxTimeZoneLength)...)
 	return append(errs, containerBounds(spec, container{
-		image: s.Image, serviceAccountName: ptr.Deref(s.ServiceAccountName, ""),
-		command: s.Command, args: s.Args, env: s.Env, resources: s.Resources, securityContext: s.SecurityContext,
+		ContainerFields: s.ContainerFields, image: s.Image, serviceAccountName: ptr.Deref(s.ServiceAccountName, ""),
+		securityContext: s.SecurityContext,
 	})...)
 }
 
@@ -80,7 +66,7 @@ func containerBounds(spec *field.Path, c container) field.ErrorList {
 		errs = append(errs, field.Invalid(spec, fmt.Sprintf("%d characters", total), fmt.Sprintf(
 			"command, args and env (names, values and what valueFrom refers to) must hold at most %d characters together", platformv1.MaxCommandArgsEnvLength)))
 	}
-	errs = append(errs, resourceBounds(spec.Child("resources"), c.resources)...)
+	errs = append(errs, resourceBounds(spec.Child("resources"), c.Resources)...)
 	errs = append(errs, securityContextBounds(spec.Child("securityContext"), c.securityContext)...)
 	return errs
 }
@@ -94,8 +80,8 @@ func argumentBounds(spec *field.Path, c container) field.ErrorList {
 		items    []string
 		maxItems int
 	}{
-		{"command", c.command, platformv1.MaxCommandItems},
-		{"args", c.args, platformv1.MaxArgsItems},
+		{"command", c.Command, platformv1.MaxCommandItems},
+		{"args", c.Args, platformv1.MaxArgsItems},
 	} {
 		path := spec.Child(l.name)
 		errs = append(errs, tooMany(path, len(l.items), l.maxItems)...)
@@ -103,9 +89,9 @@ func argumentBounds(spec *field.Path, c container) field.ErrorList {
 			errs = append(errs, tooLong(path.Index(i), item, platformv1.MaxArgumentLength)...)
 		}
 	}
-	errs = append(errs, tooMany(spec.Child("env"), len(c.env), platformv1.MaxEnvItems)...)
-	for i := range c.env {
-		e := &c.env[i]
+	errs = append(errs, tooMany(spec.Child("env"), len(c.Env), platformv1.MaxEnvItems)...)
+	for i := range c.Env {
+		e := &c.Env[i]
 		path := spec.Child("env").Index(i)
 		errs = append(errs, tooLong(path.Child("name"), e.Name, platformv1.MaxEnvNameLength)...)
 		errs = append(errs, tooLong(path.Child("value"), e.Value, platformv1.MaxEnvValueLength)...)
@@ -118,24 +104,24 @@ func argumentBounds(spec *field.Path, c container) field.ErrorList {
 // together (env with the names, keys and paths its valueFrom refers to).
 func argumentLength(c container) int {
 	total := 0
-	for _, item := range slices.Concat(c.command, c.args) {
+	for _, item := range slices.Concat(c.Command, c.Args) {
 		total += utf8.RuneCountInString(item)
 	}
-	for i := range c.env {
-		e := &c.env[i]
+	for i := range c.Env {
+		e := &c.Env[i]
 		total += utf8.RuneCountInString(e.Name) + utf8.RuneCountInString(e.Value) + envSourceLength(e.ValueFrom)
 	}
 	return total
 }
 
 // RunParameters returns every problem with a manual run's args and env
-// (spec.args, spec.env of a TaskRun), judged by the rules of the task's own
+// (spec.Args, spec.Env of a TaskRun), judged by the rules of the task's own
 // fields: each entry within its bound, and the container the run gets (the
 // task's command, the run's args or the task's, the task's env with the
 // run's over it) within the bound of all of them together.
 func RunParameters(run *platformv1.TaskRunSpec, task *platformv1.ScheduleTaskSpec) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := argumentBounds(spec, container{args: run.Args, env: run.Env})
+	errs := argumentBounds(spec, container{ContainerFields: platformv1.ContainerFields{Args: run.Args, Env: run.Env}})
 	for i, e := range run.Env {
 		if e.Name == "" {
 			errs = append(errs, field.Required(spec.Child("env").Index(i).Child("name"), "the variable's name"))
@@ -144,7 +130,9 @@ func RunParameters(run *platformv1.TaskRunSpec, task *platformv1.ScheduleTaskSpe
 	if len(errs) > 0 || task == nil {
 		return errs
 	}
-	got := container{command: task.Command, args: run.RunArgs(task.Args), env: run.RunEnv(task.Env)}
+	got := container{ContainerFields: platformv1.ContainerFields{
+		Command: task.Command, Args: run.RunArgs(task.Args), Env: run.RunEnv(task.Env),
+	}}
 	if total := argumentLength(got); total > platformv1.MaxCommandArgsEnvLength {
 		errs = append(errs, field.Invalid(spec, fmt.Sprintf("%d characters", total), fmt.Sprintf(
 			"the run's container (the task's command, these args or the task's, the task's env with this env over it) "+

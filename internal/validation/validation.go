@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package validation holds the rules a ScheduleTask must meet beyond its
 // OpenAPI schema: the ones that need code (the CronJob controller's cron
@@ -26,6 +13,7 @@ import (
 	"time"
 
 	"github.com/distribution/reference"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
@@ -92,6 +80,8 @@ func ScheduleTask(st *platformv1.ScheduleTask) field.ErrorList {
 	errs = append(errs, failureRules(spec, s)...)
 	errs = append(errs, missedRunsRules(spec, s)...)
 	errs = append(errs, bounds(spec, s)...)
+	errs = append(errs, podTemplate(spec.Child("template"), s.Template, platformv1.TaskContainerName, taskPodLabels,
+		corev1.RestartPolicyNever, corev1.RestartPolicyOnFailure)...)
 	errs = append(errs, v1alpha1Form(st)...)
 	return errs
 }

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package main
 
@@ -43,8 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cacheblock"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
-	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/recorder"
 	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/testutil/testenv"
@@ -903,74 +890,8 @@ func (b *bench) recording(ctx context.Context) error {
 // included) with MemoryRuns finished runs, and reads the manager's memory
 // once it is idle.
 func (b *bench) memory(ctx context.Context) error {
-	// The convergence tasks count towards MemoryTasks when that suite ran.
-	extra := b.cfg.MemoryTasks - b.converged
-	if err := b.createNamespace(ctx, nsMemory); err != nil {
+	if err := b.growForMemory(ctx, 60*time.Minute); err != nil {
 		return err
-	}
-	if err := b.createTasks(ctx, nsMemory, 0, extra, neverSchedule); err != nil {
-		return err
-	}
-	if _, err := b.waitReady(ctx, nsMemory, extra, 30*time.Minute); err != nil {
-		return err
-	}
-	// Jobs as the CronJob controller makes them, each owned by its task's
-	// CronJob, but with nothing to run: completions 0 makes the Job
-	// controller complete them at once, without pods. Their TaskRuns are
-	// written as the operator writes them, by the benchmark acting as the
-	// operator's ServiceAccount: the operator then finds every run recorded
-	// (its recording speed is figure 2's), and the cluster reaches
-	// MemoryRuns runs in minutes rather than the hour kwok would need to
-	// simulate as many pods.
-	var cronJobs []*batchv1.CronJob
-	for _, ns := range []string{nsConverge, nsMemory} {
-		var list batchv1.CronJobList
-		if err := b.cluster.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for i := range list.Items {
-			cronJobs = append(cronJobs, &list.Items[i])
-		}
-	}
-	if len(cronJobs) != b.cfg.MemoryTasks {
-		return fmt.Errorf("%d CronJobs, want %d", len(cronJobs), b.cfg.MemoryTasks)
-	}
-	asOperator := rest.CopyConfig(b.cluster.Config)
-	asOperator.Impersonate.UserName = harness.OperatorUser
-	operatorClient, err := client.New(asOperator, client.Options{Scheme: testenv.Scheme()})
-	if err != nil {
-		return err
-	}
-	base := time.Now().Truncate(time.Minute).Add(-24 * time.Hour)
-	err = parallel(ctx, b.cfg.MemoryRuns, b.cfg.Workers*2, func(i int) error {
-		cj := cronJobs[i%len(cronJobs)]
-		n := i / len(cronJobs)
-		job := testutil.JobFromCronJob(cj, base.Add(time.Duration(n)*time.Minute))
-		job.Spec.Completions, job.Spec.Parallelism = ptr.To[int32](0), ptr.To[int32](0)
-		if err := b.cluster.Client.Create(ctx, job); err != nil {
-			return err
-		}
-		tr := recordedRun(cj, job, int64(n+1))
-		if err := operatorClient.Create(ctx, tr); apierrors.IsAlreadyExists(err) {
-			return nil // the operator was first: it records the run itself
-		} else if err != nil {
-			return err
-		}
-		finishRun(tr, job.CreationTimestamp.Time)
-		// A conflict means the operator got to the run first: it finishes it
-		// itself when the Job completes.
-		return client.IgnoreNotFound(ignoreConflict(operatorClient.Status().Update(ctx, tr)))
-	})
-	if err != nil {
-		return err
-	}
-	err = poll(ctx, time.Now().Add(60*time.Minute), func() (bool, error) {
-		all, finished := b.obs.RunCount()
-		return all >= b.cfg.MemoryRuns && finished >= b.cfg.MemoryRuns, nil
-	})
-	if err != nil {
-		all, finished := b.obs.RunCount()
-		return fmt.Errorf("waiting for %d finished TaskRuns (have %d, %d finished): %w", b.cfg.MemoryRuns, all, finished, err)
 	}
 	if _, err := quiesce(ctx, b.manager, 10*time.Second, 30*time.Minute); err != nil {
 		return err
@@ -988,7 +909,7 @@ func (b *bench) memory(ctx context.Context) error {
 	m.RSS = breakdown(mem, s)
 	m.ManagerCPUSeconds, m.ReconcileP99Seconds = s.cpuSeconds, quantile(s.reconcileTime, 0.99)
 	m.ManagerWrites, _ = storedWrites(sample{}, s)
-	selector, err := reconcileutil.ChildSelector()
+	selector, err := cacheblock.ChildSelector()
 	if err != nil {
 		return err
 	}
@@ -1000,7 +921,7 @@ func (b *bench) memory(ctx context.Context) error {
 	m.JobsInCache = len(selected.Items)
 	m.EventsSent = s.events[recorder.OutcomeSent]
 	m.EventsLost = s.events[recorder.OutcomeDropped] + s.events[recorder.OutcomeFailed]
-	floor, err := b.cacheFloor(ctx)
+	floor, err := b.cacheFloor(ctx, settleFor)
 	if err != nil {
 		return fmt.Errorf("the floor of the memory figure: %w", err)
 	}
@@ -1268,4 +1189,81 @@ func poll(ctx context.Context, deadline time.Time, done func() (bool, error)) er
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// growForMemory grows the cluster to MemoryTasks tasks (the convergence
+// ones included) with MemoryRuns finished runs, waiting up to wait for the
+// operator to have seen every run finished. The memory figure (memory) and
+// the small benchmark's (smallMemory) both read the manager on it.
+func (b *bench) growForMemory(ctx context.Context, wait time.Duration) error {
+	// The convergence tasks count towards MemoryTasks when that suite ran.
+	extra := b.cfg.MemoryTasks - b.converged
+	if err := b.createNamespace(ctx, nsMemory); err != nil {
+		return err
+	}
+	if err := b.createTasks(ctx, nsMemory, 0, extra, neverSchedule); err != nil {
+		return err
+	}
+	if _, err := b.waitReady(ctx, nsMemory, extra, 30*time.Minute); err != nil {
+		return err
+	}
+	// Jobs as the CronJob controller makes them, each owned by its task's
+	// CronJob, but with nothing to run: completions 0 makes the Job
+	// controller complete them at once, without pods. Their TaskRuns are
+	// written as the operator writes them, by the benchmark acting as the
+	// operator's ServiceAccount: the operator then finds every run recorded
+	// (its recording speed is figure 2's), and the cluster reaches
+	// MemoryRuns runs in minutes rather than the hour kwok would need to
+	// simulate as many pods.
+	var cronJobs []*batchv1.CronJob
+	for _, ns := range []string{nsConverge, nsMemory} {
+		var list batchv1.CronJobList
+		if err := b.cluster.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for i := range list.Items {
+			cronJobs = append(cronJobs, &list.Items[i])
+		}
+	}
+	if len(cronJobs) != b.cfg.MemoryTasks {
+		return fmt.Errorf("%d CronJobs, want %d", len(cronJobs), b.cfg.MemoryTasks)
+	}
+	asOperator := rest.CopyConfig(b.cluster.Config)
+	asOperator.Impersonate.UserName = harness.OperatorUser
+	operatorClient, err := client.New(asOperator, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		return err
+	}
+	base := time.Now().Truncate(time.Minute).Add(-24 * time.Hour)
+	err = parallel(ctx, b.cfg.MemoryRuns, b.cfg.Workers*2, func(i int) error {
+		cj := cronJobs[i%len(cronJobs)]
+		n := i / len(cronJobs)
+		job := testutil.JobFromCronJob(cj, base.Add(time.Duration(n)*time.Minute))
+		job.Spec.Completions, job.Spec.Parallelism = ptr.To[int32](0), ptr.To[int32](0)
+		if err := b.cluster.Client.Create(ctx, job); err != nil {
+			return err
+		}
+		tr := recordedRun(cj, job, int64(n+1))
+		if err := operatorClient.Create(ctx, tr); apierrors.IsAlreadyExists(err) {
+			return nil // the operator was first: it records the run itself
+		} else if err != nil {
+			return err
+		}
+		finishRun(tr, job.CreationTimestamp.Time)
+		// A conflict means the operator got to the run first: it finishes it
+		// itself when the Job completes.
+		return client.IgnoreNotFound(ignoreConflict(operatorClient.Status().Update(ctx, tr)))
+	})
+	if err != nil {
+		return err
+	}
+	err = poll(ctx, time.Now().Add(wait), func() (bool, error) {
+		all, finished := b.obs.RunCount()
+		return all >= b.cfg.MemoryRuns && finished >= b.cfg.MemoryRuns, nil
+	})
+	if err != nil {
+		all, finished := b.obs.RunCount()
+		return fmt.Errorf("waiting for %d finished TaskRuns (have %d, %d finished): %w", b.cfg.MemoryRuns, all, finished, err)
+	}
+	return nil
 }

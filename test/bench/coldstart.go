@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package main
 
@@ -76,8 +63,10 @@ func (b *bench) bareCacheSync(ctx context.Context) (time.Duration, error) {
 // cacheFloor is the floor of the memory figure: the resident memory of a
 // bare client that keeps what the manager's cache keeps, and nothing else
 // (test/bench/cachefloor), built and run as a process of its own with the
-// manager's client settings.
-func (b *bench) cacheFloor(ctx context.Context) (cached.Reading, error) {
+// manager's client settings. It reads the process once its resident memory
+// has not fallen for settle; its heap is read after a collection, whatever
+// settle is.
+func (b *bench) cacheFloor(ctx context.Context, settle time.Duration) (cached.Reading, error) {
 	dir, err := os.MkdirTemp("", "cachefloor-")
 	if err != nil {
 		return cached.Reading{}, err
@@ -90,7 +79,7 @@ func (b *bench) cacheFloor(ctx context.Context) (cached.Reading, error) {
 		return cached.Reading{}, fmt.Errorf("build: %w\n%s", err, out)
 	}
 	cmd := exec.CommandContext(ctx, bin, "--kubeconfig="+b.cluster.Kubeconfig,
-		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst), "--settle="+settleFor.String())
+		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst), "--settle="+settle.String())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package main
 
@@ -52,8 +39,10 @@ type sample struct {
 	depth float64
 	// heapInuse is the Go heap in use, in bytes (whole spans);
 	// heapAlloc the bytes of the objects allocated in it, which right after
-	// a collection is the live heap.
-	heapInuse, heapAlloc float64
+	// a collection is the live heap; heapLive the live heap the last
+	// collection marked (go_gc_heap_live_bytes), which allocations after it
+	// — the scrape's own, say — do not move.
+	heapInuse, heapAlloc, heapLive float64
 	// heapFree is heap memory free and not yet returned to the operating
 	// system (idle minus released), which counts in the RSS; heapGoal the
 	// heap size at which the next collection starts; stacks the goroutine
@@ -194,6 +183,7 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])
 	s.heapAlloc = sum(families["go_memstats_heap_alloc_bytes"])
+	s.heapLive = sum(families["go_gc_heap_live_bytes"])
 	s.heapFree = sum(families["go_memstats_heap_idle_bytes"]) - sum(families["go_memstats_heap_released_bytes"])
 	s.heapGoal = sum(families["go_memstats_next_gc_bytes"])
 	s.stacks = sum(families["go_memstats_stack_sys_bytes"])

@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package chaos
 
@@ -71,6 +58,7 @@ func analysedApp(ns, name string, steps ...int32) *platformv1.AppDeployment {
 // status; a measurement taken but not yet recorded is lost with the
 // manager, never counted twice).
 func TestCrash_KilledManagerDuringAnalysisResumesFromStatus(t *testing.T) {
+	cluster := takeCluster(t)
 	apps, kills := size(3, 2), size(10, 4)
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -149,6 +137,7 @@ func TestCrash_KilledManagerDuringAnalysisResumesFromStatus(t *testing.T) {
 // without analysis and new ScheduleTasks must go on as if nothing waited,
 // and no reconcile pass may last as long as a measurement's timeout.
 func TestBlackHolePrometheus_DelaysNoOtherReconcile(t *testing.T) {
+	cluster := takeCluster(t)
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := harness.Namespace(t, cluster)

@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package chaos
 
@@ -38,6 +25,7 @@ import (
 // cannot renew its Lease for the renew deadline (10 s) steps down and exits,
 // by design, and its Deployment restarts it; that path is the crash test's.
 func TestAPIServerRestart_ManagerReconnectsAndConverges(t *testing.T) {
+	cluster := takeCluster(t)
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := harness.Namespace(t, cluster)
@@ -56,13 +44,13 @@ func TestAPIServerRestart_ManagerReconnectsAndConverges(t *testing.T) {
 	t.Logf("the API server was away for %s", down.Round(time.Millisecond))
 	createManualRun(t, ns, "after", names[0])
 
-	g.Eventually(func() error { return runsMatchJobs(ctx, ns, false) }).
+	g.Eventually(func() error { return runsMatchJobs(ctx, cluster, ns, false) }).
 		WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	t.Logf("converged %s after the API server served again", time.Since(served).Round(time.Millisecond))
 	g.Expect(m.Alive()).To(BeTrue(), "the manager reconnected by itself")
 
 	suspendAll(t, ns, names)
-	g.Eventually(func() error { return runsMatchJobs(ctx, ns, true) }).
+	g.Eventually(func() error { return runsMatchJobs(ctx, cluster, ns, true) }).
 		WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	deleteTasks(t, ns)
 }

@@ -1,38 +1,33 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package chaos holds the fault tests: the operator's managers are killed,
 // lose their leader, or lose the API server while runs are in flight, on a
 // kwok cluster of the package's own, and afterwards the runs must be exactly
-// what the Jobs say, with nothing twice and nothing lost.
+// what the Jobs say, with nothing twice and nothing lost. An upgrade is
+// tested here too: the manager of an earlier version is replaced by this
+// one, and nothing it made may change.
 //
 //	go test -tags e2e ./test/chaos/            # make test-chaos: full size
 //	go test -tags e2e -short ./test/chaos/     # inside make test: smaller
 //
-// The tests run one after another: each starts its own operator, and some
-// stop the API server that every test shares.
+// Each test has a kwok cluster to itself while it runs: it starts its own
+// operator (one Lease, one set of webhooks per cluster), and some stop the
+// API server. With -short the package makes two clusters and runs two tests
+// at a time, one on each, since most of their time is spent waiting for
+// fire times and hand-overs; at full size it makes one, and the tests run
+// one after another.
 package chaos
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,8 +44,11 @@ import (
 	"github.com/example/platform-operator/test/harness"
 )
 
-// cluster is the package's kwok cluster.
-var cluster *harness.Cluster
+// free holds the package's kwok clusters that no test is using.
+var free chan *harness.Cluster
+
+// inUse maps each running test to the cluster it took.
+var inUse sync.Map
 
 func TestMain(m *testing.M) {
 	harness.ReapIfAsked()
@@ -58,15 +56,52 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
-	name := fmt.Sprintf("chaos-%08x", rand.Uint32())
-	c, teardown, err := harness.StartCluster(context.Background(), name, harness.ClusterOptions{Nodes: 4})
-	if err != nil {
-		harness.Logf("%v", err)
-		return 1
+	flag.Parse()
+	n := 1
+	if testing.Short() {
+		n = 2
 	}
-	defer teardown()
-	cluster = c
+	free = make(chan *harness.Cluster, n)
+	for range n {
+		name := fmt.Sprintf("chaos-%08x", rand.Uint32())
+		c, teardown, err := harness.StartCluster(context.Background(), name, harness.ClusterOptions{Nodes: 4})
+		if err != nil {
+			harness.Logf("%v", err)
+			return 1
+		}
+		defer teardown()
+		free <- c
+	}
 	return m.Run()
+}
+
+// takeCluster runs t in parallel with the package's other tests, and gives
+// it a cluster of its own for as long as it runs, once one is free.
+func takeCluster(t *testing.T) *harness.Cluster {
+	t.Helper()
+	t.Parallel()
+	var c *harness.Cluster
+	select {
+	case c = <-free:
+	case <-t.Context().Done():
+		t.Fatal("no cluster became free")
+	}
+	inUse.Store(t, c)
+	t.Cleanup(func() {
+		inUse.Delete(t)
+		free <- c
+	})
+	return c
+}
+
+// clusterOf returns the cluster t took.
+func clusterOf(t *testing.T) *harness.Cluster {
+	t.Helper()
+	c, ok := inUse.Load(t)
+	if !ok {
+		t.Fatalf("%s took no cluster: call takeCluster first", t.Name())
+	}
+	return c.(*harness.Cluster)
 }
 
 // size picks the full or the -short size of a test.
@@ -81,7 +116,7 @@ func size(full, short int) int {
 // it when the test ends. It starts no replica.
 func startOperator(t *testing.T, args ...string) *harness.Operator {
 	t.Helper()
-	op, err := harness.StartOperator(t.Context(), cluster, harness.OperatorOptions{Args: args})
+	op, err := harness.StartOperator(t.Context(), clusterOf(t), harness.OperatorOptions{Args: args})
 	if err != nil {
 		t.Fatalf("starting the operator: %v", err)
 	}
@@ -92,6 +127,7 @@ func startOperator(t *testing.T, args ...string) *harness.Operator {
 // createTasks creates n tasks firing every minute whose pods run for runFor.
 func createTasks(t *testing.T, ns string, n int, runFor time.Duration) []string {
 	t.Helper()
+	cluster := clusterOf(t)
 	names := make([]string, n)
 	for i := range n {
 		st := testutil.NewScheduleTask(ns, fmt.Sprintf("task-%03d", i))
@@ -106,6 +142,7 @@ func createTasks(t *testing.T, ns string, n int, runFor time.Duration) []string 
 // the admission webhooks (they fail closed).
 func createManualRun(t *testing.T, ns, name, task string) {
 	t.Helper()
+	cluster := clusterOf(t)
 	mustEventually(t, func() error {
 		return client.IgnoreAlreadyExists(cluster.Client.Create(t.Context(), testutil.NewManualTaskRun(ns, name, task)))
 	})
@@ -114,6 +151,7 @@ func createManualRun(t *testing.T, ns, name, task string) {
 // suspendAll suspends the tasks, so that no more runs start.
 func suspendAll(t *testing.T, ns string, names []string) {
 	t.Helper()
+	cluster := clusterOf(t)
 	for _, name := range names {
 		mustEventually(t, func() error {
 			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -141,7 +179,7 @@ func mustEventually(t *testing.T, fn func() error) {
 // that every TaskRun points at a live Job, and that each TaskRun's phase
 // agrees with its Job: a complete Job's run Succeeded, a failed Job's run
 // Failed. With finished set, every run must also have ended.
-func runsMatchJobs(ctx context.Context, ns string, finished bool) error {
+func runsMatchJobs(ctx context.Context, cluster *harness.Cluster, ns string, finished bool) error {
 	var jobs batchv1.JobList
 	err := cluster.Client.List(ctx, &jobs, client.InNamespace(ns), client.HasLabels{platformv1.ScheduleTaskLabel})
 	if err != nil {
@@ -196,6 +234,7 @@ func deleteTasks(t *testing.T, ns string) {
 	t.Helper()
 	g := NewWithT(t)
 	ctx := t.Context()
+	cluster := clusterOf(t)
 	g.Expect(cluster.Client.DeleteAllOf(ctx, &platformv1.ScheduleTask{}, client.InNamespace(ns))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		var left platformv1.ScheduleTaskList

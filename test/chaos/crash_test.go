@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package chaos
 
@@ -39,6 +26,7 @@ import (
 // TaskRun, no TaskRun points at a Job that never existed, every run ended,
 // and deleting the tasks leaves none stuck on its finalizer.
 func TestCrash_KilledManagerNeverDuplicatesOrLosesARun(t *testing.T) {
+	cluster := takeCluster(t)
 	tasks, manual, kills := size(300, 30), size(50, 5), size(20, 4)
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -81,7 +69,7 @@ func TestCrash_KilledManagerNeverDuplicatesOrLosesARun(t *testing.T) {
 		WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Equal(tasks))
 	suspendAll(t, ns, names)
 
-	g.Eventually(func() error { return runsMatchJobs(ctx, ns, true) }).
+	g.Eventually(func() error { return runsMatchJobs(ctx, cluster, ns, true) }).
 		WithContext(ctx).WithTimeout(5 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	g.Expect(obs.JobsWithoutOneRun(ns)).To(BeEmpty(), "over the whole test, as the watch saw it")
 	all, finished := obs.RunCount()
@@ -94,7 +82,7 @@ func TestCrash_KilledManagerNeverDuplicatesOrLosesARun(t *testing.T) {
 // made for the given time.
 func jobsScheduledAt(t *testing.T, ns string, at time.Time) (int, error) {
 	var jobs batchv1.JobList
-	if err := cluster.Client.List(t.Context(), &jobs, client.InNamespace(ns)); err != nil {
+	if err := clusterOf(t).Client.List(t.Context(), &jobs, client.InNamespace(ns)); err != nil {
 		return 0, err
 	}
 	n := 0

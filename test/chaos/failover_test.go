@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package chaos
 
@@ -37,6 +24,7 @@ import (
 // within 2 s, since the leader releases the Lease on its way out. No run is
 // recorded twice or lost.
 func TestFailover_FollowerTakesOverWithoutDuplicates(t *testing.T) {
+	cluster := takeCluster(t)
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := harness.Namespace(t, cluster)
@@ -95,7 +83,7 @@ func TestFailover_FollowerTakesOverWithoutDuplicates(t *testing.T) {
 	handOver(syscall.SIGTERM, 7*time.Second)
 
 	suspendAll(t, ns, names)
-	g.Eventually(func() error { return runsMatchJobs(ctx, ns, true) }).
+	g.Eventually(func() error { return runsMatchJobs(ctx, cluster, ns, true) }).
 		WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	g.Expect(obs.JobsWithoutOneRun(ns)).To(BeEmpty())
 	deleteTasks(t, ns)
@@ -104,7 +92,7 @@ func TestFailover_FollowerTakesOverWithoutDuplicates(t *testing.T) {
 // runningRuns counts the namespace's TaskRuns in phase Running.
 func runningRuns(t *testing.T, ns string) int {
 	var runs platformv1.TaskRunList
-	if err := cluster.Client.List(t.Context(), &runs); err != nil {
+	if err := clusterOf(t).Client.List(t.Context(), &runs); err != nil {
 		return 0
 	}
 	n := 0

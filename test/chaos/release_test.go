@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package chaos
 
@@ -44,6 +31,7 @@ import (
 // at full size together, and no canary goes while the stable Deployment is
 // short of ready pods.
 func TestCrash_KilledManagerResumesCanariesFromStatus(t *testing.T) {
+	cluster := takeCluster(t)
 	apps, versions, kills := size(3, 1), size(3, 2), size(12, 4)
 	g := NewWithT(t)
 	ctx := t.Context()
@@ -142,7 +130,7 @@ func waitVersion(t *testing.T, ad *platformv1.AppDeployment, version string) {
 	t.Helper()
 	NewWithT(t).Eventually(func(g Gomega) {
 		got := &platformv1.AppDeployment{}
-		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got)).To(Succeed())
+		g.Expect(clusterOf(t).Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got)).To(Succeed())
 		g.Expect(got.Status.StableVersion).To(Equal(version), got.Status.Message)
 		ready := meta.IsStatusConditionTrue(got.Status.Conditions, platformv1.ConditionReady)
 		g.Expect(ready).To(BeTrue(), got.Status.Message)
@@ -155,7 +143,7 @@ func waitVersion(t *testing.T, ad *platformv1.AppDeployment, version string) {
 func promotedEvents(ctx context.Context, t *testing.T, ns, name string) int {
 	t.Helper()
 	var list eventsv1.EventList
-	if err := cluster.Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
+	if err := clusterOf(t).Client.List(ctx, &list, client.InNamespace(ns)); err != nil {
 		t.Fatalf("list events: %v", err)
 	}
 	n := 0

@@ -1,27 +1,13 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
 import (
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +17,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
 	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/test/harness"
 )
 
 func TestAdmission_APIServerCallsTheOperatorsWebhookOverTLS(t *testing.T) {
@@ -79,14 +66,11 @@ func TestConversion_V1alpha1AndV1ReadEachOtherThroughTheWebhook(t *testing.T) {
 	st := testutil.NewScheduleTask(ns, "modern", testutil.WithConcurrencyPolicy(platformv1.ForbidConcurrent))
 	st.Spec.TimeZone = ptr.To("Asia/Tokyo")
 	g.Expect(cluster.Client.Create(ctx, st)).To(Succeed())
-	g.Eventually(func() error {
-		var a platformv1alpha1.ScheduleTask
-		if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &a); err != nil {
-			return err
-		}
+	a := &platformv1alpha1.ScheduleTask{}
+	a.Namespace, a.Name = st.Namespace, st.Name
+	g.Expect(harness.Edit(ctx, cluster.Client, a, func(a *platformv1alpha1.ScheduleTask) {
 		a.Spec.Image = "busybox:1.37"
-		return cluster.Client.Update(ctx, &a)
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	})).To(Succeed())
 	g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), &v1)).To(Succeed())
 	g.Expect(v1.Spec.Image).To(Equal("busybox:1.37"))
 	g.Expect(v1.Spec.TimeZone).To(Equal(ptr.To("Asia/Tokyo")))

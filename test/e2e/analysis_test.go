@@ -1,26 +1,14 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +32,24 @@ import (
 // an image tagged ...bad..., none for ...idle..., and 0.1 % errors and 50 ms
 // otherwise. Prometheus scrapes every second; the analyses measure every
 // 5 s.
+
+// prometheusShared is held for reading by every test whose canaries the
+// suite's Prometheus judges, and for writing by the one test that stops
+// that Prometheus: it runs in parallel with the rest of the suite (the
+// missed-runs test among them, the longest, which would otherwise wait for
+// it to end before starting), but never beside a test that needs the
+// Prometheus it stops.
+var prometheusShared sync.RWMutex
+
+// judgedByPrometheus marks a parallel test as one whose canaries the
+// suite's Prometheus judges (or whose assertions query it): it never runs
+// while TestAnalysis_PrometheusStoppedMidAnalysisPausesAndResumesByItself
+// has it stopped.
+func judgedByPrometheus(t *testing.T) {
+	t.Helper()
+	prometheusShared.RLock()
+	t.Cleanup(prometheusShared.RUnlock)
+}
 
 // analysisTimeout bounds a release that the analysis judges: a measurement
 // every 5 s, three Passes, and the rollout around them.
@@ -77,6 +83,7 @@ func waitAnalysed(t *testing.T, ad *platformv1.AppDeployment,
 
 func TestAnalysis_DesignDocumentsManifestIsPromotedOnEvidence(t *testing.T) {
 	t.Parallel()
+	judgedByPrometheus(t)
 	ns := newNamespace(t)
 	ad := analysedApp(ns, nil)
 	watch := harness.WatchAnalysis(t, cluster, ns, ad.Name)
@@ -107,6 +114,7 @@ func TestAnalysis_DesignDocumentsManifestIsPromotedOnEvidence(t *testing.T) {
 
 func TestAnalysis_BadCanaryRollsBackAfterFailureLimitFailsAndStatusWatchExits1(t *testing.T) {
 	t.Parallel()
+	judgedByPrometheus(t)
 	ns := newNamespace(t)
 	ad := analysedApp(ns, nil)
 	released(t, ad)
@@ -137,6 +145,7 @@ func TestAnalysis_BadCanaryRollsBackAfterFailureLimitFailsAndStatusWatchExits1(t
 
 func TestAnalysis_CanaryWithoutTrafficPausesWithNoDataAndIsNeverPromoted(t *testing.T) {
 	t.Parallel()
+	judgedByPrometheus(t)
 	ns := newNamespace(t)
 	ad := analysedApp(ns, nil)
 	watch := harness.WatchAnalysis(t, cluster, ns, ad.Name)
@@ -164,6 +173,7 @@ func TestAnalysis_CanaryWithoutTrafficPausesWithNoDataAndIsNeverPromoted(t *test
 
 func TestAnalysis_QueryOfSeveralSeriesPausesInThePreflightWithNothingChanged(t *testing.T) {
 	t.Parallel()
+	judgedByPrometheus(t)
 	ns := newNamespace(t)
 	ad := analysedApp(ns, nil)
 	released(t, ad)
@@ -211,6 +221,7 @@ func TestAnalysis_QueryOfSeveralSeriesPausesInThePreflightWithNothingChanged(t *
 
 func TestAnalysis_CompareToStableCatchesACanaryWorseThanStableUnderTheThreshold(t *testing.T) {
 	t.Parallel()
+	judgedByPrometheus(t)
 	ns := newNamespace(t)
 	// 10 % errors passes a 15 % threshold, but not 1 point above stable's 0.1 %.
 	ad := analysedApp(ns, func(ad *platformv1.AppDeployment) {
@@ -264,9 +275,12 @@ spec:
 }
 
 // TestAnalysis_PrometheusStoppedMidAnalysisPausesAndResumesByItself stops
-// the suite's Prometheus: it runs alone, before the parallel tests (it
-// does not call t.Parallel).
+// the suite's Prometheus: it runs while no test judged by it does
+// (prometheusShared), in parallel with the others.
 func TestAnalysis_PrometheusStoppedMidAnalysisPausesAndResumesByItself(t *testing.T) {
+	t.Parallel()
+	prometheusShared.Lock()
+	t.Cleanup(prometheusShared.Unlock) // after the restart below, which is registered later
 	ns := newNamespace(t)
 	ad := analysedApp(ns, nil)
 	released(t, ad)
@@ -320,5 +334,5 @@ func expectEvent(t *testing.T, ad *platformv1.AppDeployment, reason, text string
 			}
 		}
 		g.Expect(notes).To(ContainElement(ContainSubstring(text)), "events %s of %s", reason, ad.Name)
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	}).WithTimeout(settleTimeout).Should(Succeed())
 }

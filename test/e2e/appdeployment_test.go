@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
@@ -27,9 +14,11 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -107,14 +96,9 @@ func expectReady(g Gomega, got *platformv1.AppDeployment) {
 // change edits the stored AppDeployment, retrying on conflicts.
 func change(t *testing.T, ad *platformv1.AppDeployment, edit func(*platformv1.AppDeployment)) {
 	t.Helper()
-	NewWithT(t).Eventually(func() error {
-		got := &platformv1.AppDeployment{}
-		if err := cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got); err != nil {
-			return err
-		}
-		edit(got)
-		return cluster.Client.Update(t.Context(), got)
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	got := &platformv1.AppDeployment{}
+	got.Namespace, got.Name = ad.Namespace, ad.Name
+	NewWithT(t).Expect(harness.Edit(t.Context(), cluster.Client, got, edit)).To(Succeed())
 }
 
 // request sets a request annotation to a new value.
@@ -224,9 +208,12 @@ func TestAppDeployment_CanaryIsPromotedOnRequestAndAnAbortRestoresStableFirst(t 
 	g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeAborted))
 	g.Expect(got.Status.StableVersion).To(Equal(v124))
 	g.Expect(got.Spec.Image).To(HaveSuffix(":v1.2.5"), "the spec is left as the user wrote it")
-	if created, removed := rw.Canaries(); created != 2 || removed != 2 {
-		t.Errorf("%d canary Deployments created and %d removed, want 2 and 2", created, removed)
-	}
+	// The watch reports the removal a moment after the API server has made
+	// it, under load after the read above has seen it gone.
+	g.Eventually(func(g Gomega) {
+		created, removed := rw.Canaries()
+		g.Expect([]int{created, removed}).To(Equal([]int{2, 2}), "canary Deployments created and removed")
+	}).WithTimeout(settleTimeout).Should(Succeed())
 
 	// A retry starts the same version's canary again.
 	request(t, ad, platformv1.RetryAnnotation)
@@ -420,4 +407,96 @@ func TestCLI_AppdeployStatusIsTheCIGate(t *testing.T) {
 	})
 	out, code = appdeploy(t, ns, "status", "order-service")
 	g.Expect(code).To(Equal(0), out)
+}
+
+// TestCLI_UndoRestoresATemplateChange releases a template change of a
+// rolling AppDeployment and undoes it with kubectl appdeploy undo: the
+// template comes back from the ControllerRevision the operator kept, and
+// the application is released with it.
+func TestCLI_UndoRestoresATemplateChange(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	feature := func(value string) *corev1.PodTemplateSpec {
+		return &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "app", Env: []corev1.EnvVar{{Name: "FEATURE", Value: value}}}}}}
+	}
+	ad := app(ns, func(ad *platformv1.AppDeployment) {
+		ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling}
+		ad.Spec.Template = feature("on")
+	})
+	released(t, ad)
+	first := waitApp(t, ad, expectReady).Status.CurrentRevision
+
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Template = feature("off") })
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.CurrentRevision).NotTo(Equal(first))
+	})
+
+	out, code := appdeploy(t, ns, "undo", ad.Name)
+	g.Expect(code).To(Equal(0), out)
+	g.Expect(out).To(ContainSubstring("spec set back to"))
+	got := waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.CurrentRevision).To(Equal(first), "the first revision, template and all")
+	})
+	g.Expect(got.Spec.Template.Spec.Containers[0].Env).To(ConsistOf(corev1.EnvVar{Name: "FEATURE", Value: "on"}))
+}
+
+// TestAppDeployment_ARealPodTemplateRunsToReadyAndThroughACanary releases
+// an application whose template has what a real one needs (a volume, a
+// ConfigMap through envFrom, a sidecar, a startup probe), then a canary of
+// its next version to promotion: the pods of both tracks carry the
+// template.
+func TestAppDeployment_ARealPodTemplateRunsToReadyAndThroughACanary(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	g.Expect(cluster.Client.Create(t.Context(), &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "order-service"},
+		Data:       map[string]string{"MODE": "production"},
+	})).To(Succeed())
+	ad := app(ns, func(ad *platformv1.AppDeployment) {
+		ad.Spec.Port = 8080
+		ad.Spec.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{
+					Name: "app",
+					EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+						LocalObjectReference: corev1.LocalObjectReference{Name: "order-service"}}}},
+					VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}},
+					StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+						TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}}, FailureThreshold: 30},
+				},
+				{Name: "proxy", Image: "envoyproxy/envoy:v1.30.1"},
+			},
+			Volumes: []corev1.Volume{{Name: "cache",
+				VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+		}}
+	})
+	released(t, ad)
+
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+	waitingForPromotion(t, ad, v124)
+	var pods corev1.PodList
+	g.Expect(cluster.Client.List(t.Context(), &pods, client.InNamespace(ns))).To(Succeed())
+	tracks := map[string]bool{}
+	for _, pod := range pods.Items {
+		if !pod.DeletionTimestamp.IsZero() {
+			continue
+		}
+		tracks[pod.Labels[platformv1.TrackLabel]] = true
+		g.Expect(pod.Spec.Containers).To(HaveLen(2), "pod %s", pod.Name)
+		g.Expect(pod.Spec.Volumes).To(ContainElement(HaveField("Name", "cache")), "pod %s", pod.Name)
+	}
+	g.Expect(tracks).To(HaveKey(platformv1.TrackCanary))
+	g.Expect(tracks).To(HaveKey(platformv1.TrackStable))
+
+	request(t, ad, platformv1.PromoteAnnotation)
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
+		g.Expect(got.Status.StableImage).To(Equal(image124), "the app container's image, not the sidecar's")
+	})
 }

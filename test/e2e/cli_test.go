@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
@@ -174,7 +161,7 @@ func TestCLI_LogsShowsTheRunsPodLog(t *testing.T) {
 		out, code := stask(t, ns, "logs", "talker", "--last")
 		g.Expect(code).To(Equal(0), out)
 		g.Expect(out).To(ContainSubstring("starting task"))
-	}).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}).WithTimeout(settleTimeout).WithPolling(time.Second).Should(Succeed())
 
 	out, code = stask(t, ns, "logs", "no-such-run")
 	g.Expect(code).To(Equal(1))

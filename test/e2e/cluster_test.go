@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
@@ -147,14 +134,23 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	defer prometheus.Stop()
-	operator, err = harness.StartOperator(ctx, cluster, harness.OperatorOptions{Replicas: 2,
+	operator, err = harness.StartOperator(ctx, cluster, harness.OperatorOptions{Replicas: 2, Restart: true,
 		Args: []string{"--prometheus-address=" + prometheus.Address()}})
 	if err != nil {
 		harness.Logf("starting the operator: %v", err)
 		return 1
 	}
 	defer operator.Stop()
-	return m.Run()
+	code := m.Run()
+	// A replica that gave up its Lease under load is restarted, as in a
+	// cluster; one that crashed fails the run even if every test passed.
+	for _, e := range operator.Exits() {
+		if e.Panicked() {
+			harness.Logf("%s crashed (%v); the end of its log:\n%s", e.Replica, e.Err, e.LogTail)
+			code = 1
+		}
+	}
+	return code
 }
 
 // newNamespace creates a namespace for t in the package's cluster; see

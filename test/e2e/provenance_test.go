@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
@@ -33,6 +20,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/test/harness"
 )
 
 // jobControllerLabels are the labels Kubernetes adds to a Job's pod template.
@@ -130,7 +118,7 @@ func TestProvenance_ScheduledJobIsRecordedAndAForgedOneIsNot(t *testing.T) {
 	g.Expect(cluster.Client.Create(ctx, forged)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(unverifiedReports(g, ctx, ns, "signed")).To(ConsistOf(forged.Name))
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	}).WithTimeout(settleTimeout).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		g.Expect(recordedJobs(g, ctx, ns)).NotTo(ContainElement(forged.Name))
 	}).WithTimeout(5 * time.Second).Should(Succeed())
@@ -146,25 +134,25 @@ func TestProvenance_JobFromTheTemplateBeforeAnEditIsRecorded(t *testing.T) {
 	key := client.ObjectKey{Namespace: ns, Name: "edited"}
 	before := &batchv1.CronJob{}
 	g.Eventually(func() error { return cluster.Client.Get(ctx, key, before) }).
-		WithTimeout(30 * time.Second).Should(Succeed())
+		WithTimeout(settleTimeout).Should(Succeed())
 
 	// The operator writes the task too (finalizer, status): retry on conflict.
-	g.Eventually(func() error {
-		task := getTask(g, ctx, ns, "edited")
+	task := &platformv1.ScheduleTask{}
+	task.Namespace, task.Name = ns, "edited"
+	g.Expect(harness.Edit(ctx, cluster.Client, task, func(task *platformv1.ScheduleTask) {
 		task.Spec.Args = []string{"changed"}
-		return cluster.Client.Update(ctx, task)
-	}).WithTimeout(10 * time.Second).Should(Succeed())
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		cj := &batchv1.CronJob{}
 		g.Expect(cluster.Client.Get(ctx, key, cj)).To(Succeed())
 		g.Expect(cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Args).To(Equal([]string{"changed"}))
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	}).WithTimeout(settleTimeout).Should(Succeed())
 
 	// As the CronJob controller would have made it a moment before the edit.
 	old := jobFromTemplate(before, "edited-before")
 	g.Expect(cluster.Client.Create(ctx, old)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(recordedJobs(g, ctx, ns)).To(ContainElement(old.Name))
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	}).WithTimeout(settleTimeout).Should(Succeed())
 	g.Expect(unverifiedReports(g, ctx, ns, "edited")).To(BeEmpty())
 }

@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package e2e
 
@@ -43,13 +30,13 @@ func TestTenant_OrphaningDeleteOfATaskIsNotBlockedByTheRunsOwnerRule(t *testing.
 	st := testutil.NewScheduleTask(ns, "orphaning", testutil.WithSuspend(true))
 	g.Expect(cluster.Client.Create(ctx, st)).To(Succeed())
 	run := testutil.NewManualTaskRun(ns, "kept-record", "orphaning")
-	g.Eventually(func() error { return cluster.Client.Create(ctx, run) }).WithTimeout(30 * time.Second).Should(Succeed())
+	g.Eventually(func() error { return cluster.Client.Create(ctx, run) }).WithTimeout(settleTimeout).Should(Succeed())
 	key := client.ObjectKeyFromObject(run)
 	g.Eventually(func(g Gomega) {
 		var tr platformv1.TaskRun
 		g.Expect(cluster.Client.Get(ctx, key, &tr)).To(Succeed())
 		g.Expect(tr.OwnerReferences).To(HaveLen(1), "adopted by its task")
-	}).WithTimeout(30 * time.Second).Should(Succeed())
+	}).WithTimeout(settleTimeout).Should(Succeed())
 
 	task := &platformv1.ScheduleTask{}
 	g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "orphaning"}, task)).To(Succeed())

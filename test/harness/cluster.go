@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package harness runs the project against a whole simulated cluster: a kwok
 // cluster from hack/kwok/cluster.sh (real kube-apiserver, etcd,
@@ -34,10 +21,14 @@ import (
 	"syscall"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 )
 
@@ -57,11 +48,15 @@ type Cluster struct {
 	Name, Repo string
 	// Kubeconfig is the path of the cluster's admin kubeconfig.
 	Kubeconfig string
-	// Config and Client reach the cluster as its admin (no cache).
+	// Config and Client reach the cluster as its admin (no cache); the
+	// Client retries a write that timed out under load (see retrying).
 	Config *rest.Config
 	Client client.Client
 	// Options say how the cluster is created.
 	Options ClusterOptions
+
+	// watch reports a component that exits unasked; nil before Up.
+	watch *watchdog
 }
 
 // ClusterOptions say how a cluster is created.
@@ -97,6 +92,9 @@ func (c *Cluster) Up(ctx context.Context) error {
 	}
 	c.Kubeconfig = strings.TrimSpace(out)
 	Logf("cluster %s is ready after %s; kubeconfig: %s", c.Name, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
+	if c.watch == nil {
+		c.watch = startWatchdog(c.Name, c.Kubeconfig)
+	}
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
 	if err != nil {
@@ -104,10 +102,11 @@ func (c *Cluster) Up(ctx context.Context) error {
 	}
 	// The tests' own client must not be what limits them.
 	cfg.QPS, cfg.Burst = 500, 1000
-	c.Client, err = client.New(cfg, client.Options{Scheme: testenv.Scheme()})
+	cl, err := client.New(cfg, client.Options{Scheme: testenv.Scheme()})
 	if err != nil {
 		return fmt.Errorf("creating client for cluster %s: %w", c.Name, err)
 	}
+	c.Client = retrying{cl}
 	c.Config = cfg
 	if c.Options.NoCRDs {
 		return nil
@@ -116,12 +115,66 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if err := c.Kubectl(ctx, nil, "apply", "--server-side", "-f", crds); err != nil {
 		return fmt.Errorf("installing CRDs into cluster %s: %w", c.Name, err)
 	}
-	return c.Kubectl(ctx, nil, "wait", "--for", "condition=Established", "--timeout", "60s", "-f", crds)
+	// The Gateway API's, as make run installs them, for weighted canaries
+	// and the traffic simulator's gateway.
+	gateway, err := testenv.GatewayAPICRDs(c.Repo)
+	if err != nil {
+		return err
+	}
+	for _, f := range gateway {
+		if err := c.Kubectl(ctx, nil, "apply", "--server-side", "-f", f); err != nil {
+			return fmt.Errorf("installing the Gateway API CRDs into cluster %s: %w", c.Name, err)
+		}
+	}
+	if err := waitEstablished(ctx, c.Client, gatewayv1.GroupName, time.Minute); err != nil {
+		return err
+	}
+	return waitEstablished(ctx, c.Client, platformv1.GroupVersion.Group, time.Minute)
+}
+
+// waitEstablished waits until every CRD of group is Established. kubectl
+// wait --for condition=Established is no help here: on a CRD whose status
+// has no conditions yet (a large one, just applied) it fails at once with
+// ".status.conditions accessor error" instead of waiting.
+func waitEstablished(ctx context.Context, c client.Client, group string, timeout time.Duration) error {
+	var pending []string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		var list apiextensionsv1.CustomResourceDefinitionList
+		if err := c.List(ctx, &list); err != nil {
+			return false, nil //nolint:nilerr // the API server may be busy: ask again
+		}
+		pending = pending[:0]
+		for i := range list.Items {
+			crd := &list.Items[i]
+			if crd.Spec.Group == group && !established(crd) {
+				pending = append(pending, crd.Name)
+			}
+		}
+		return len(pending) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("CRDs not Established after %s: %v: %w", timeout, pending, err)
+	}
+	return nil
+}
+
+// established reports whether a CRD's Established condition is True.
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established {
+			return c.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // Down deletes the cluster. It uses a fresh context: it must run even after a
 // signal or a failed setup.
 func (c *Cluster) Down() error {
+	if c.watch != nil {
+		c.watch.stop()
+		c.watch = nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
 	defer cancel()
 	_, err := c.script(ctx, "down", c.Name)
@@ -132,16 +185,51 @@ func (c *Cluster) Down() error {
 // kube-controller-manager, kube-scheduler, kwok-controller, etcd) with
 // SIGKILL, as a crash or a lost control-plane node would (a graceful stop
 // waits up to a minute for open requests), and returns once it is gone.
-// StartComponents starts it again.
-func (c *Cluster) StopComponent(ctx context.Context, name string) error {
-	pidFile := filepath.Join(filepath.Dir(c.Kubeconfig), "pids", name+".pid")
+// PauseComponent freezes one of the cluster's components (SIGSTOP) for d and
+// lets it go on (SIGCONT), as a process starved of CPU or swapped out would
+// be: it keeps its connections and state, and answers nothing meanwhile.
+func (c *Cluster) PauseComponent(ctx context.Context, name string, d time.Duration) error {
+	pid, err := componentPID(filepath.Dir(c.Kubeconfig), name)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return fmt.Errorf("pausing %s (pid %d): %w", name, pid, err)
+	}
+	Logf("%s of cluster %s paused for %s", name, c.Name, d)
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		return fmt.Errorf("resuming %s (pid %d): %w", name, pid, err)
+	}
+	return ctx.Err()
+}
+
+// componentPID returns the pid kwokctl recorded for a component of the
+// cluster whose directory is dir.
+func componentPID(dir, name string) (int, error) {
+	pidFile := filepath.Join(dir, "pids", name+".pid")
 	data, err := os.ReadFile(pidFile)
 	if err != nil {
-		return fmt.Errorf("reading the pid of %s: %w", name, err)
+		return 0, fmt.Errorf("reading the pid of %s: %w", name, err)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, fmt.Errorf("pid file %s holds no pid: %q", pidFile, data)
+	}
+	return pid, nil
+}
+
+// StartComponents starts it again.
+func (c *Cluster) StopComponent(ctx context.Context, name string) error {
+	pid, err := componentPID(filepath.Dir(c.Kubeconfig), name)
 	if err != nil {
-		return fmt.Errorf("pid file %s: %w", pidFile, err)
+		return err
+	}
+	if c.watch != nil {
+		c.watch.stopping(name)
 	}
 	stopped := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -164,6 +252,9 @@ func (c *Cluster) StopComponent(ctx context.Context, name string) error {
 func (c *Cluster) StartComponents(ctx context.Context) error {
 	if _, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...); err != nil {
 		return fmt.Errorf("starting the stopped components of cluster %s: %w", c.Name, err)
+	}
+	if c.watch != nil {
+		c.watch.started()
 	}
 	return nil
 }

@@ -1,20 +1,7 @@
 //go:build e2e
 
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // The harness's self-test: the kwok cluster itself, without the operator.
 // The e2e, fault and benchmark layers trust that a Job on it behaves as on a
@@ -255,4 +242,22 @@ func expectTerminated(g Gomega, pod *corev1.Pod, exitCode int32, reason string) 
 // since formats the time elapsed since start for progress logs.
 func since(start time.Time) string {
 	return time.Since(start).Round(100 * time.Millisecond).String()
+}
+
+// TestCluster_ControlPlaneOutlivesAStalledAPIServer freezes the API server
+// for longer than a leader-election renew deadline (10 s), as two starved
+// cores can: the controller-manager and the scheduler must still run after
+// it, and a new namespace must still get its ServiceAccount. Not parallel:
+// the other tests of this cluster would stall with it.
+func TestCluster_ControlPlaneOutlivesAStalledAPIServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	g := NewWithT(t)
+	g.Expect(cluster.PauseComponent(ctx, "kube-apiserver", 20*time.Second)).To(Succeed())
+	// A component that gave up exits a few seconds after the API server
+	// answers again; the watchdog looks every two.
+	g.Consistently(cluster.DeadComponents).WithTimeout(15*time.Second).WithPolling(time.Second).
+		Should(BeEmpty(), "components of the cluster that exited after the API server's stall")
+	ns := newNamespace(t)
+	t.Logf("namespace %s got its default ServiceAccount after the stall", ns)
 }

@@ -1,23 +1,11 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package harness
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,10 +44,15 @@ func Namespace(t *testing.T, c *Cluster) string {
 
 	// The ServiceAccount admission plugin rejects pods until the controller
 	// manager has created the namespace's default ServiceAccount, and a Job
-	// whose pod was rejected retries only after a back-off.
+	// whose pod was rejected retries only after a back-off. It takes
+	// milliseconds, and tens of seconds when every e2e test and a cluster
+	// starting for another share the two cores.
 	gomega.NewWithT(t).Eventually(ctx, func() error {
 		key := client.ObjectKey{Namespace: ns.Name, Name: "default"}
 		return c.Client.Get(ctx, key, &corev1.ServiceAccount{})
-	}).WithTimeout(30*time.Second).Should(gomega.Succeed(), "default ServiceAccount in namespace %s", ns.Name)
+	}).WithTimeout(2*time.Minute).Should(gomega.Succeed(), func() string {
+		return fmt.Sprintf("default ServiceAccount in namespace %s (components of cluster %s that exited unasked: %v)",
+			ns.Name, c.Name, c.DeadComponents())
+	})
 	return ns.Name
 }

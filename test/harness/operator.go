@@ -1,23 +1,11 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package harness
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,7 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +60,18 @@ type OperatorOptions struct {
 	// Env are extra NAME=value variables of the manager processes (e.g.
 	// OTLPReceiver.Env), after the harness's own.
 	Env []string
+	// Restart starts a replica again when it exits without the harness
+	// stopping it, as the kubelet restarts a pod's container: a manager
+	// exits by design when it cannot renew its Lease in time, which a
+	// machine starved by a whole test layer at once can cause. Every such
+	// exit is still logged with the end of the replica's log, and Exits
+	// lists them, so that a crash is never hidden.
+	Restart bool
+	// Source, when set, is a source tree of the project (an earlier
+	// version, for an upgrade test) to build the manager from instead of
+	// the cluster's repository. The RBAC, webhooks and CRDs stay the
+	// repository's.
+	Source string
 }
 
 // Operator is what the harness runs in place of the manager's Deployment:
@@ -80,8 +82,13 @@ type Operator struct {
 	// WorkDir holds the manager binary, the replicas' logs and kubeconfig.
 	WorkDir string
 
-	cluster            *Cluster
-	args, env          []string
+	cluster   *Cluster
+	args, env []string
+	restart   bool
+	// stopping is set by Stop, so that no replica is restarted then.
+	stopping atomic.Bool
+	// exits are the replicas' exits the harness did not cause.
+	exits              []Exit
 	binary, kubeconfig string
 	certDir            string
 	stopForwarding     context.CancelFunc
@@ -102,7 +109,11 @@ type Manager struct {
 	Started time.Time
 
 	cmd    *exec.Cmd
+	args   []string
 	exited chan struct{}
+	// signalled is set before the harness stops the process, so that an
+	// exit of its own (a lost leader election, a crash) is told apart.
+	signalled atomic.Bool
 }
 
 // StartOperator builds the manager, installs what a real install would
@@ -114,9 +125,10 @@ func StartOperator(ctx context.Context, c *Cluster, o OperatorOptions) (*Operato
 	if err != nil {
 		return nil, err
 	}
-	d := &Operator{WorkDir: work, cluster: c, args: o.Args, env: o.Env, binary: filepath.Join(work, "manager")}
+	d := &Operator{WorkDir: work, cluster: c, args: o.Args, env: o.Env, restart: o.Restart,
+		binary: filepath.Join(work, "manager")}
 	build := exec.CommandContext(ctx, "go", "build", "-o", d.binary, "./cmd")
-	build.Dir = c.Repo
+	build.Dir = cmp.Or(o.Source, c.Repo)
 	if out, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("build the manager: %w\n%s", err, out)
 	}
@@ -149,7 +161,7 @@ func StartOperator(ctx context.Context, c *Cluster, o OperatorOptions) (*Operato
 // StartReplica starts one more manager process and waits until it is ready.
 // args are extra flags of this replica, after the operator's own.
 func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, error) {
-	p := &Manager{exited: make(chan struct{})}
+	p := &Manager{exited: make(chan struct{}), args: args}
 	var err error
 	for _, port := range []*int{&p.ProbePort, &p.MetricsPort, &p.WebhookPort} {
 		if *port, err = FreePort(); err != nil {
@@ -190,16 +202,78 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	if err := p.cmd.Start(); err != nil {
 		return nil, err
 	}
-	go func() { _ = p.cmd.Wait(); logFile.Close(); close(p.exited) }()
+	go func() {
+		err := p.cmd.Wait()
+		logFile.Close()
+		close(p.exited)
+		if !p.signalled.Load() {
+			d.exitedByItself(p, err)
+		}
+	}()
 	d.mu.Lock()
 	d.replicas = append(d.replicas, p)
 	d.mu.Unlock()
+	if d.stopping.Load() {
+		// Stop has begun and may not have seen this replica.
+		p.Kill(syscall.SIGTERM)
+		return nil, fmt.Errorf("%s: the operator is stopping", p.Name)
+	}
 
 	if err := p.WaitReady(ctx, time.Minute); err != nil {
 		return nil, err
 	}
 	Logf("%s is ready after %s (log %s)", p.Name, time.Since(p.Started).Round(time.Millisecond), p.LogPath)
 	return p, nil
+}
+
+// Exit is a replica's exit that the harness did not cause.
+type Exit struct {
+	// Replica is the replica's name.
+	Replica string
+	// Err is how the process ended.
+	Err error
+	// LogTail is the end of its log.
+	LogTail string
+}
+
+// Panicked reports whether the replica died of a panic rather than by
+// choice (a lost Lease, a failed start).
+func (e Exit) Panicked() bool {
+	return strings.Contains(e.LogTail, "panic:") || strings.Contains(e.LogTail, "fatal error:")
+}
+
+// exitedByItself records p's exit, logs it and, when the operator restarts
+// its replicas, starts a replacement with the same flags.
+func (d *Operator) exitedByItself(p *Manager, err error) {
+	e := Exit{Replica: p.Name, Err: err, LogTail: tail(p.LogPath)}
+	d.mu.Lock()
+	d.exits = append(d.exits, e)
+	d.mu.Unlock()
+	Logf("%s exited and the harness did not stop it (%v); the end of its log %s:\n%s",
+		p.Name, err, p.LogPath, e.LogTail)
+	if !d.restart || d.stopping.Load() {
+		return
+	}
+	// The kubelet waits 10 s before the first restart of a container; a
+	// second is enough here and keeps the tests waiting less.
+	time.Sleep(time.Second)
+	if d.stopping.Load() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if q, err := d.StartReplica(ctx, p.args...); err != nil {
+		Logf("restarting %s: %v", p.Name, err)
+	} else {
+		Logf("%s restarted as %s", p.Name, q.Name)
+	}
+}
+
+// Exits returns the replicas' exits that the harness did not cause.
+func (d *Operator) Exits() []Exit {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]Exit(nil), d.exits...)
 }
 
 // WaitReady polls the replica's /readyz until it passes, the process exits
@@ -248,6 +322,7 @@ func (p *Manager) PID() int {
 
 // Kill sends sig to the replica and waits for it to exit.
 func (p *Manager) Kill(sig syscall.Signal) {
+	p.signalled.Store(true)
 	_ = p.cmd.Process.Signal(sig)
 	<-p.exited
 }
@@ -327,7 +402,12 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 		}
 		go func() {
 			defer in.Close()
+			// A Service sends only to ready endpoints: a replica still
+			// starting, or stepping down, is left out.
 			for _, p := range d.Live() {
+				if !p.Ready() {
+					continue
+				}
 				out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, p.WebhookPort), time.Second)
 				if err != nil {
 					continue
@@ -350,7 +430,9 @@ const stopGrace = 45 * time.Second
 // test run), stops forwarding and removes the working files, unless
 // HARNESS_KEEP_LOGS is set.
 func (d *Operator) Stop() {
+	d.stopping.Store(true)
 	for _, p := range d.Live() {
+		p.signalled.Store(true)
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-p.exited:

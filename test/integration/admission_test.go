@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -25,6 +12,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -110,6 +98,9 @@ func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T
 	backoff := func(n int32) func(*platformv1.ScheduleTask) {
 		return func(st *platformv1.ScheduleTask) { st.Spec.BackoffLimit = &n }
 	}
+	template := func(t corev1.PodTemplateSpec) func(*platformv1.ScheduleTask) {
+		return func(st *platformv1.ScheduleTask) { st.Spec.Template = &t }
+	}
 	activeDeadline := func(n int64) func(*platformv1.ScheduleTask) {
 		return func(st *platformv1.ScheduleTask) { st.Spec.ActiveDeadlineSeconds = &n }
 	}
@@ -180,6 +171,16 @@ func TestAdmission_RejectsBadObjectsNamingTheFieldAndStoringNothing(t *testing.T
 			st.Spec.Schedule, st.Spec.TimeZone = "every day", ptr.To("Mars/Olympus")
 		}), 422, "spec.timeZone"},
 		{"user without CronJob rights", bob, task("t35", unchanged), 403, "cronjobs.batch"},
+		{"template with the operator's label", alice, task("t36", template(corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{platformv1.ScheduleTaskLabel: "other"}}})), 422,
+			"spec.template.metadata.labels[platform.example.com/scheduletask]"},
+		{"template restartPolicy Always", alice, task("t37", template(corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyAlways}})), 422, "spec.template.spec.restartPolicy"},
+		{"template over 64 KiB", alice, task("t38", template(corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
+			Annotations: map[string]string{"note": strings.Repeat("x", 70000)}}})), 422,
+			"spec.template: must hold at most 65536 bytes"},
+		{"template init container without an image", alice, task("t39", template(corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "fetch"}}}})), 422, "spec.template.spec.initContainers[0].image"},
 		{"forged TaskRun with jobRef", alice, run("r01", func(tr *platformv1.TaskRun) {
 			tr.Spec.JobRef = &platformv1.JobRef{Name: "someone-elses-job", UID: "1234"}
 		}), 422, "spec.jobRef"},

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -30,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -229,6 +217,20 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 		{"compareToStable maxRatio below 1", alice, app("a35", func(ad *platformv1.AppDeployment) {
 			ad.Spec.Strategy.CanaryCriteria[0].CompareToStable = platformv1.CompareToStable{MaxRatio: ptr.To(0.9)}
 		}), 422, "spec.strategy.canaryCriteria[0].compareToStable.maxRatio"},
+		{"template with the operator's label", alice, spec("a36", func(s *spc) {
+			s.Template = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
+				Labels: map[string]string{"app.kubernetes.io/name": "x"}}}
+		}), 422, "spec.template.metadata.labels[app.kubernetes.io/name]"},
+		{"template restartPolicy Never", alice, spec("a37", func(s *spc) {
+			s.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever}}
+		}), 422, "spec.template.spec.restartPolicy"},
+		{"template over 64 KiB", alice, spec("a38", func(s *spc) {
+			s.Template = &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{
+				Annotations: map[string]string{"note": strings.Repeat("x", 70000)}}}
+		}), 422, "spec.template: must hold at most 65536 bytes"},
+		{"template sidecar without an image", alice, spec("a39", func(s *spc) {
+			s.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "proxy"}}}}
+		}), 422, "spec.template.spec.containers[0].image"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

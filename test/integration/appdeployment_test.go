@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -25,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/release"
 )
 
 // envtest runs no Deployment controller: these tests check what the
@@ -200,6 +189,7 @@ func TestAppDeployment_ScaleSubresourceResizesTheStableDeployment(t *testing.T) 
 }
 
 func TestAppDeployment_ACanaryStartsBesideTheFullStableAndIsRecordedFirst(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -241,6 +231,7 @@ func TestAppDeployment_ACanaryStartsBesideTheFullStableAndIsRecordedFirst(t *tes
 }
 
 func TestAppDeployment_WithoutPrometheusAnAnalysedCanaryWaitsInItsPreflightWithNothingChanged(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -278,6 +269,7 @@ func TestAppDeployment_WithoutPrometheusAnAnalysedCanaryWaitsInItsPreflightWithN
 }
 
 func TestAppDeployment_IdleApplicationsAreNeverWritten(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -311,4 +303,273 @@ func TestAppDeployment_IdleApplicationsAreNeverWritten(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 	time.Sleep(3*resyncPeriod + time.Second)
 	g.Expect(versions(g)).To(Equal(before))
+}
+
+// TestAppDeployment_TemplateReachesTheDeploymentAsWritten creates an
+// AppDeployment whose template has what a real application needs: its
+// labels and annotations are stored (the schema keeps the embedded
+// metadata), the API server admits the Deployment rendered from it, the
+// sidecar, volumes, envFrom, probes and pod fields pass through, and the
+// spec's own fields fill the app container, wherever it stands.
+func TestAppDeployment_TemplateReachesTheDeploymentAsWritten(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	ad.Spec.Port = 8080
+	ad.Spec.Env = []corev1.EnvVar{{Name: "MODE", Value: "prod"}}
+	ad.Spec.Template = &corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{
+			Labels:      map[string]string{"team": "orders"},
+			Annotations: map[string]string{"prometheus.io/scrape": "true"},
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{
+				{Name: "proxy", Image: "envoyproxy/envoy:v1.30.1"},
+				{
+					Name: "app",
+					EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{
+						LocalObjectReference: corev1.LocalObjectReference{Name: "orders-config"}}}},
+					VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}},
+					StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+						TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}}, FailureThreshold: 30},
+				},
+			},
+			Volumes: []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{
+				EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+			NodeSelector:                  map[string]string{"pool": "apps"},
+			Tolerations:                   []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpExists}},
+			TerminationGracePeriodSeconds: ptr.To[int64](45),
+		},
+	}
+	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+
+	stored := getApp(g, client.ObjectKeyFromObject(ad))
+	g.Expect(stored.Spec.Template).NotTo(BeNil())
+	g.Expect(stored.Spec.Template.Labels).To(HaveKeyWithValue("team", "orders"), "template labels are pruned")
+	g.Expect(stored.Spec.Template.Annotations).To(HaveKeyWithValue("prometheus.io/scrape", "true"))
+
+	var d *appsv1.Deployment
+	g.Eventually(func(g Gomega) {
+		d = getDeployment(g, ns, "order-service")
+		got := getApp(g, client.ObjectKeyFromObject(ad))
+		g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(platformv1.RevisionLabel, got.Status.CurrentRevision))
+	}, timeout, poll).Should(Succeed())
+	pod := d.Spec.Template
+	g.Expect(pod.Labels).To(HaveKeyWithValue("team", "orders"))
+	g.Expect(pod.Labels).To(HaveKeyWithValue(platformv1.AppNameLabel, "order-service"))
+	g.Expect(pod.Annotations).To(HaveKeyWithValue("prometheus.io/scrape", "true"))
+	g.Expect(pod.Spec.Containers).To(HaveLen(2))
+	g.Expect(pod.Spec.Containers[0].Name).To(Equal("proxy"))
+	app := pod.Spec.Containers[1]
+	g.Expect(app.Name).To(Equal("app"))
+	g.Expect(app.Image).To(Equal(ad.Spec.Image))
+	g.Expect(app.Env).To(Equal([]corev1.EnvVar{{Name: "MODE", Value: "prod"}}))
+	g.Expect(app.EnvFrom).To(HaveLen(1))
+	g.Expect(app.VolumeMounts).To(HaveLen(1))
+	g.Expect(app.StartupProbe).NotTo(BeNil())
+	g.Expect(app.Ports).To(ContainElement(HaveField("ContainerPort", int32(8080))))
+	g.Expect(pod.Spec.Volumes).To(HaveLen(1))
+	g.Expect(pod.Spec.NodeSelector).To(HaveKeyWithValue("pool", "apps"))
+	g.Expect(pod.Spec.Tolerations).To(HaveLen(1))
+	g.Expect(pod.Spec.TerminationGracePeriodSeconds).To(HaveValue(Equal(int64(45))))
+
+	rollOut(g, d)
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, client.ObjectKeyFromObject(ad))
+		g.Expect(got.Status.Phase).To(Equal(platformv1.PhaseHealthy), got.Status.Message)
+		g.Expect(got.Status.StableImage).To(Equal(ad.Spec.Image), "the app container's image, not the sidecar's")
+	}, timeout, poll).Should(Succeed())
+
+	// A template that only places the pods needs no containers: the app
+	// container is added.
+	placed := sampleApp(t, ns)
+	placed.Name = "placed"
+	placed.Spec.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{NodeSelector: map[string]string{"pool": "apps"}}}
+	g.Expect(k8sClient.Create(ctx, placed)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, ns, "placed")
+		g.Expect(d.Spec.Template.Spec.NodeSelector).To(HaveKeyWithValue("pool", "apps"))
+		g.Expect(d.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Name", "app")))
+	}, timeout, poll).Should(Succeed())
+}
+
+// TestAppDeployment_ARefusedApplyIsSaidInStatus gives an AppDeployment a
+// template the Deployment API refuses (a mount of a volume it does not
+// have): status says ApplyFailed with the API server's answer, in the same
+// pass, and an event says it once.
+func TestAppDeployment_ARefusedApplyIsSaidInStatus(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	ad.Spec.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+		Name: "app", VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}},
+	}}}}
+	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, client.ObjectKeyFromObject(ad))
+		g.Expect(got.Status.Phase).To(Equal(platformv1.PhaseProgressing))
+		progressing := meta.FindStatusCondition(got.Status.Conditions, platformv1.ConditionProgressing)
+		g.Expect(progressing).NotTo(BeNil())
+		g.Expect(progressing.Reason).To(Equal(platformv1.ReasonApplyFailed))
+		g.Expect(got.Status.Message).To(ContainSubstring(`volumeMounts[0].name: Not found: "cache"`))
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		var events eventsv1.EventList
+		g.Expect(k8sClient.List(ctx, &events, client.InNamespace(ns))).To(Succeed())
+		var reasons []string
+		for _, e := range events.Items {
+			if e.Regarding.Name == ad.Name {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		g.Expect(reasons).To(ContainElement(platformv1.ReasonApplyFailed))
+	}, timeout, poll).Should(Succeed())
+	g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(ad), &appsv1.Deployment{}))).To(BeTrue())
+}
+
+// TestAppDeployment_HandEditsOfItsChildrenArePutBack edits, as a user with
+// kubectl edit would, what the operator sets on the stable Deployment (its
+// replicas, its image, a label) and on the Service (its selector): each is
+// put back.
+func TestAppDeployment_HandEditsOfItsChildrenArePutBack(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	ad.Spec.Port = 8080
+	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+	key := client.ObjectKey{Namespace: ns, Name: "order-service"}
+	var want *appsv1.Deployment
+	g.Eventually(func(g Gomega) {
+		want = getDeployment(g, ns, "order-service")
+		g.Expect(k8sClient.Get(ctx, key, &corev1.Service{})).To(Succeed())
+	}, timeout, poll).Should(Succeed())
+
+	edits := []struct {
+		name string
+		edit func(*appsv1.Deployment)
+		back func(Gomega, *appsv1.Deployment)
+	}{
+		{"replicas", func(d *appsv1.Deployment) { d.Spec.Replicas = ptr.To[int32](7) },
+			func(g Gomega, d *appsv1.Deployment) { g.Expect(d.Spec.Replicas).To(Equal(want.Spec.Replicas)) }},
+		{"image", func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "registry.example.com/other:v6" },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(want.Spec.Template.Spec.Containers[0].Image))
+			}},
+		{"label", func(d *appsv1.Deployment) { d.Labels[platformv1.ManagedByLabel] = "someone-else" },
+			func(g Gomega, d *appsv1.Deployment) {
+				g.Expect(d.Labels).To(HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
+			}},
+	}
+	for _, e := range edits {
+		g.Eventually(func() error {
+			d := &appsv1.Deployment{}
+			if err := k8sClient.Get(ctx, key, d); err != nil {
+				return err
+			}
+			e.edit(d)
+			return k8sClient.Update(ctx, d)
+		}, timeout, poll).Should(Succeed(), e.name)
+		g.Eventually(func(g Gomega) { e.back(g, getDeployment(g, ns, "order-service")) }, timeout, poll).
+			Should(Succeed(), "the %s edit is put back", e.name)
+	}
+
+	g.Eventually(func() error {
+		svc := &corev1.Service{}
+		if err := k8sClient.Get(ctx, key, svc); err != nil {
+			return err
+		}
+		svc.Spec.Selector = map[string]string{platformv1.AppNameLabel: "someone-elses-app"}
+		return k8sClient.Update(ctx, svc)
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		svc := &corev1.Service{}
+		g.Expect(k8sClient.Get(ctx, key, svc)).To(Succeed())
+		g.Expect(svc.Spec.Selector).To(Equal(map[string]string{platformv1.AppNameLabel: "order-service"}))
+	}, timeout, poll).Should(Succeed(), "the Service's selector is put back")
+}
+
+// TestAppDeployment_EachRevisionIsKeptInAControllerRevision releases three
+// revisions of a rolling AppDeployment: each gets a ControllerRevision it
+// owns with its pod fields, template included, and those of revisions
+// neither stable, asked for nor in status.revisions (limit 1) are deleted.
+func TestAppDeployment_EachRevisionIsKeptInAControllerRevision(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling}
+	ad.Spec.Rollback.RevisionHistoryLimit = ptr.To[int32](1)
+	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+
+	revisions := func(g Gomega) map[string]*platformv1.AppDeploymentSpec {
+		var list appsv1.ControllerRevisionList
+		g.Expect(k8sClient.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		out := map[string]*platformv1.AppDeploymentSpec{}
+		for i := range list.Items {
+			cr := &list.Items[i]
+			g.Expect(metav1.IsControlledBy(cr, getApp(g, client.ObjectKeyFromObject(ad)))).To(BeTrue())
+			spec, err := release.RevisionSpec(cr)
+			g.Expect(err).NotTo(HaveOccurred())
+			out[cr.Labels[platformv1.RevisionLabel]] = spec
+		}
+		return out
+	}
+	// released waits for the spec's revision to be stable and returns it.
+	released := func() string {
+		var rev string
+		g.Eventually(func(g Gomega) {
+			got := getApp(g, client.ObjectKeyFromObject(ad))
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "the status describes the spec")
+			d := getDeployment(g, ns, ad.Name)
+			g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue(platformv1.RevisionLabel, got.Status.CurrentRevision))
+			if d.Status.ObservedGeneration != d.Generation || d.Status.UpdatedReplicas != ptr.Deref(d.Spec.Replicas, 1) {
+				rollOut(g, d)
+			}
+			got = getApp(g, client.ObjectKeyFromObject(ad))
+			g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "the status describes the spec")
+			g.Expect(got.Status.Phase).To(Equal(platformv1.PhaseHealthy), got.Status.Message)
+			g.Expect(got.Status.StableRevision).To(Equal(got.Status.CurrentRevision))
+			rev = got.Status.CurrentRevision
+		}, timeout, poll).Should(Succeed())
+		return rev
+	}
+	edit := func(e func(*platformv1.AppDeployment)) {
+		g.Eventually(func() error {
+			got := getApp(g, client.ObjectKeyFromObject(ad))
+			e(got)
+			return k8sClient.Update(ctx, got)
+		}, timeout, poll).Should(Succeed())
+	}
+
+	first := released()
+	g.Eventually(func(g Gomega) {
+		g.Expect(revisions(g)).To(HaveKey(first))
+	}, timeout, poll).Should(Succeed())
+	g.Expect(revisions(g)[first].Image).To(Equal(ad.Spec.Image))
+
+	edit(func(got *platformv1.AppDeployment) {
+		got.Spec.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "app", Env: []corev1.EnvVar{{Name: "FEATURE", Value: "on"}}}}}}
+	})
+	second := released()
+	g.Expect(second).NotTo(Equal(first))
+	g.Eventually(func(g Gomega) {
+		revs := revisions(g)
+		g.Expect(revs).To(HaveKey(second))
+		g.Expect(revs[second].Template).NotTo(BeNil(), "the template is part of the revision")
+		g.Expect(revs[second].Template.Spec.Containers[0].Env).To(ContainElement(corev1.EnvVar{Name: "FEATURE", Value: "on"}))
+	}, timeout, poll).Should(Succeed())
+
+	edit(func(got *platformv1.AppDeployment) { got.Spec.Image = canaryImage })
+	third := released()
+	// status.revisions keeps one: only the third is stable, asked for or
+	// listed.
+	g.Eventually(func(g Gomega) {
+		revs := revisions(g)
+		g.Expect(revs).To(HaveLen(1), "revisions %v", revs)
+		g.Expect(revs).To(HaveKey(third))
+	}, timeout, poll).Should(Succeed())
 }

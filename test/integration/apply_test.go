@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -29,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/controller/scheduletask"
-	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -56,7 +43,7 @@ func TestScheduleTask_CronJobIsAppliedUnderTheOperatorsFieldManager(t *testing.T
 		managers = append(managers, mf.Manager)
 	}
 	g.Expect(managers).To(ContainElement(scheduletask.FieldManager))
-	g.Expect(cj.Annotations).To(HaveKey(reconcileutil.AppliedHashAnnotation))
+	g.Expect(cj.Annotations).To(HaveKey(apply.AppliedHashAnnotation))
 	g.Expect(cj.Labels).To(HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
 	g.Expect(cj.Spec.JobTemplate.Spec.Template.Labels).To(
 		HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
@@ -75,11 +62,12 @@ func TestScheduleTask_FieldsRemovedFromTheTaskLeaveTheCronJob(t *testing.T) {
 		g.Expect(ps.ServiceAccountName).To(Equal("runner"))
 	}, timeout, poll).Should(Succeed())
 
-	task := getTask(g, client.ObjectKeyFromObject(st))
-	task.Spec.ServiceAccountName = nil
-	task.Spec.TimeZone = nil
-	task.Spec.Env = nil
-	g.Expect(k8sClient.Update(context.Background(), task)).To(Succeed())
+	key := client.ObjectKeyFromObject(st)
+	g.Expect(editTask(context.Background(), k8sClient, key, func(task *platformv1.ScheduleTask) {
+		task.Spec.ServiceAccountName = nil
+		task.Spec.TimeZone = nil
+		task.Spec.Env = nil
+	})).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		cj := cronJobOf(g, st)
@@ -124,14 +112,14 @@ func TestScheduleTask_CronJobWrittenByAnEarlierVersionIsAdopted(t *testing.T) {
 
 	g.Eventually(func(g Gomega) {
 		cj := cronJobOf(g, st)
-		g.Expect(cj.Annotations).To(HaveKey(reconcileutil.AppliedHashAnnotation))
+		g.Expect(cj.Annotations).To(HaveKey(apply.AppliedHashAnnotation))
 		g.Expect(cj.Labels).To(HaveKeyWithValue(platformv1.ManagedByLabel, platformv1.ManagedByValue))
 		g.Expect(cj.Spec.Suspend).To(Equal(ptr.To(true)))
 	}, timeout, poll).Should(Succeed())
 
-	task = getTask(g, client.ObjectKeyFromObject(st))
-	task.Spec.Env = nil
-	g.Expect(k8sClient.Update(ctx, task)).To(Succeed())
+	g.Expect(editTask(ctx, k8sClient, client.ObjectKeyFromObject(st), func(task *platformv1.ScheduleTask) {
+		task.Spec.Env = nil
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(cronJobOf(g, st).Spec.JobTemplate.Spec.Template.Spec.Containers[0].Env).To(BeEmpty())
 	}, timeout, poll).Should(Succeed())
@@ -164,6 +152,7 @@ func TestScheduleTask_CronJobOfSomeoneElseIsNeverTakenOver(t *testing.T) {
 }
 
 func TestScheduleTask_NextScheduleTimeNeverLagsTheClock(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	// A Forbid task whose run outlasts a period: the CronJob starts no Job at
 	// the fire time, so nothing but the operator's own timer wakes the task
 	// to move nextScheduleTime on. (envtest runs no Job controller, so the

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -78,6 +65,7 @@ func expectIdle(g Gomega, st *platformv1.ScheduleTask) {
 }
 
 func TestScheduleTask_FieldsAnotherManagerAppliedToTheJobTemplateAreRemoved(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -115,6 +103,7 @@ func TestScheduleTask_FieldsAnotherManagerAppliedToTheJobTemplateAreRemoved(t *t
 }
 
 func TestScheduleTask_FieldsAnotherManagerUpdatedIntoTheJobTemplateAreRemoved(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	// The same through a plain update (kubectl edit, a client's Update): a
 	// root pod security context and a host path volume.
 	g := NewWithT(t)
@@ -143,6 +132,7 @@ func TestScheduleTask_FieldsAnotherManagerUpdatedIntoTheJobTemplateAreRemoved(t 
 }
 
 func TestScheduleTask_FieldWhoseOwnershipWasErasedIsRemoved(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	// Whoever may update a CronJob may also rewrite its managedFields and
 	// hide an addition from them: here by adding the host's PID namespace
 	// while the CronJob is not the task's (so the operator keeps off), then
@@ -181,6 +171,7 @@ func TestScheduleTask_FieldWhoseOwnershipWasErasedIsRemoved(t *testing.T) {
 }
 
 func TestScheduleTask_ImageEditedInTheJobTemplateIsPutBack(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	// The manager's cache holds a CronJob without its pod template, only its
 	// hash; a hand edit of a field the operator sets in the template (the
 	// image, where the CronJob's own spec is untouched) is seen by that hash

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -106,6 +93,7 @@ func expectRunFailed(t *testing.T, key client.ObjectKey, reason string) *platfor
 }
 
 func TestManualRun_OfATaskThatCannotRunFailsAfterTheGrace(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	refuseCronJobs(t, ns)
@@ -119,6 +107,7 @@ func TestManualRun_OfATaskThatCannotRunFailsAfterTheGrace(t *testing.T) {
 }
 
 func TestManualRun_OfATaskDeletedAfterAdmissionFailsAfterTheGrace(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)

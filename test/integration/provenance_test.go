@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -30,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -76,6 +64,7 @@ func forgedJob(cj *batchv1.CronJob, name string, change func(*corev1.PodTemplate
 }
 
 func TestScheduleTask_ForgedJobIsNotRecordedAndIsReportedOnce(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -155,10 +144,11 @@ func TestScheduleTask_JobFromTheTemplateBeforeAnEditIsStillRecorded(t *testing.T
 		g.Expect(before.Spec.JobTemplate.Annotations).To(HaveKey(provenance.SignatureAnnotation))
 	}, timeout, poll).Should(Succeed())
 
-	task := getTask(g, client.ObjectKeyFromObject(st))
-	task.Spec.Command = []string{"sh", "-c", "echo changed"}
-	task.Spec.Env = []corev1.EnvVar{{Name: "NEW", Value: "1"}}
-	g.Expect(k8sClient.Update(ctx, task)).To(Succeed())
+	key := client.ObjectKeyFromObject(st)
+	g.Expect(editTask(context.Background(), k8sClient, key, func(task *platformv1.ScheduleTask) {
+		task.Spec.Command = []string{"sh", "-c", "echo changed"}
+		task.Spec.Env = []corev1.EnvVar{{Name: "NEW", Value: "1"}}
+	})).To(Succeed())
 	var after *batchv1.CronJob
 	g.Eventually(func(g Gomega) {
 		after = cronJobOf(g, st)
@@ -239,6 +229,7 @@ func expectTwinRecorded(t *testing.T, job *batchv1.Job, task string) {
 }
 
 func TestTaskRun_FollowsOnlyPodsItsJobControls(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	// A pod with the Job's controller-uid label but another controller (or
 	// none) is not the run's: it must give the run neither its phase nor its
 	// name, which `kubectl stask logs` would stream.
@@ -318,6 +309,7 @@ func TestDefaulted_PredictsThePodTemplateTheAPIServerStores(t *testing.T) {
 				Drop: []corev1.Capability{"ALL"}}}
 			st.Spec.ActiveDeadlineSeconds = ptr.To[int64](60)
 		},
+		"template": func(st *platformv1.ScheduleTask) { st.Spec.Template = loadedTemplate() },
 	}
 	asJSON := func(v any) map[string]any {
 		data, err := json.Marshal(v)
@@ -342,5 +334,80 @@ func TestDefaulted_PredictsThePodTemplateTheAPIServerStores(t *testing.T) {
 		stored := cronJobOf(g, st).Spec.JobTemplate.Spec.Template
 		g.Expect(cmp.Diff(asJSON(&stored), asJSON(provenance.Defaulted(rendered)))).To(BeEmpty(),
 			"%s: the API server stored (-) another template than predicted (+)", name)
+	}
+}
+
+// loadedTemplate is a pod template that sets something of every kind the
+// API server defaults inside: volumes of each source that has a default,
+// probes and lifecycle hooks of each handler, init and sidecar containers
+// with ports, and the pod fields a backup job uses.
+func loadedTemplate() *corev1.PodTemplateSpec {
+	httpGet := &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}
+	return &corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "data"},
+			Annotations: map[string]string{"example.com/owner": "data"}},
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyOnFailure,
+			Volumes: []corev1.Volume{
+				{Name: "secret", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "creds"}}},
+				{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}}}},
+				{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+				{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{
+					ClaimName: "data"}}},
+				{Name: "info", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+					Items: []corev1.DownwardAPIVolumeFile{{Path: "labels", FieldRef: &corev1.ObjectFieldSelector{
+						FieldPath: "metadata.labels"}}}}}},
+				{Name: "token", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+					Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{
+						Path: "token", Audience: "backup"}}}}}},
+				{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/log"}}},
+				{Name: "bare"},
+				{Name: "claim", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+					VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: corev1.PersistentVolumeClaimSpec{
+						AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+						Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceStorage: resourceMust("1Gi")}}}}}}},
+				{Name: "iscsi", VolumeSource: corev1.VolumeSource{ISCSI: &corev1.ISCSIVolumeSource{
+					TargetPortal: "10.0.0.2:3260", IQN: "iqn.2001-04.com.example:storage", Lun: 0}}},
+			},
+			InitContainers: []corev1.Container{{
+				Name: "fetch", Image: "busybox:1.36", Command: []string{"true"},
+				Ports:        []corev1.ContainerPort{{ContainerPort: 9000}},
+				VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}},
+			}, {
+				Name: "proxy", Image: "envoy:v1", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
+				StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+					GRPC: &corev1.GRPCAction{Port: 9901}}},
+			}},
+			Containers: []corev1.Container{{
+				Name: "task",
+				EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}}}},
+				VolumeMounts:   []corev1.VolumeMount{{Name: "secret", MountPath: "/creds", ReadOnly: true}},
+				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: httpGet}},
+				LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+					TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}}},
+				Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: httpGet.DeepCopy()},
+					PostStart: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}},
+			}, {
+				Name: "metrics", Image: "exporter:v2", Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9100}},
+				StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}},
+			}},
+			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "registry"}},
+			NodeSelector:     map[string]string{"disk": "ssd"},
+			Tolerations: []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "backup",
+				Effect: corev1.TaintEffectNoSchedule}},
+			PriorityClassName:             "batch-low",
+			TerminationGracePeriodSeconds: ptr.To[int64](120),
+			Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{
+						Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a", "b"}}}}}}}},
+			TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "zone",
+				WhenUnsatisfiable: corev1.ScheduleAnyway,
+				LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"team": "data"}}}},
+			HostAliases: []corev1.HostAlias{{IP: "10.0.0.1", Hostnames: []string{"db"}}},
+		},
 	}
 }

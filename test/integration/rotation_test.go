@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -54,8 +41,10 @@ func emptyCertSecret(t *testing.T, ns string) *corev1.Secret {
 
 // mountSecret plays the kubelet until ctx ends: it writes the Secret's keys
 // into dir whenever it holds a certificate.
-func mountSecret(ctx context.Context, secret client.ObjectKey, dir string) {
+func mountSecret(ctx context.Context, secret client.ObjectKey, dir string) <-chan struct{} {
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for ctx.Err() == nil {
 			var s corev1.Secret
 			if k8sClient.Get(ctx, secret, &s) == nil && len(s.Data[corev1.TLSCertKey]) > 0 {
@@ -66,6 +55,7 @@ func mountSecret(ctx context.Context, secret client.ObjectKey, dir string) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}()
+	return done
 }
 
 // startManager starts a manager with the rotator and returns its Ready
@@ -84,9 +74,19 @@ func startManager(t *testing.T, cfg *rest.Config, opts ctrl.Options, o certs.Opt
 	o.Ready = make(chan struct{})
 	g.Expect(certs.AddRotator(mgr, o)).To(Succeed())
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	go func() { _ = mgr.Start(ctx) }()
-	mountSecret(ctx, client.ObjectKey{Namespace: o.Namespace, Name: certs.SecretName}, o.CertDir)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		_ = mgr.Start(ctx)
+	}()
+	mounted := mountSecret(ctx, client.ObjectKey{Namespace: o.Namespace, Name: certs.SecretName}, o.CertDir)
+	// Both write into the test's certificate directory: they must have
+	// stopped before its cleanup removes it.
+	t.Cleanup(func() {
+		cancel()
+		<-mounted
+		<-stopped
+	})
 	return o.Ready
 }
 

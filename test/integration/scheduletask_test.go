@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -131,11 +118,12 @@ func TestScheduleTask_SpecChangeUpdatesCronJob(t *testing.T) {
 	st := testutil.NewScheduleTask(ns, "changing")
 	createTask(t, st)
 
-	task := getTask(g, client.ObjectKeyFromObject(st))
-	task.Spec.Schedule = "@hourly"
-	task.Spec.Image = "busybox:1.37"
-	task.Spec.Suspend = ptr.To(true)
-	g.Expect(k8sClient.Update(context.Background(), task)).To(Succeed())
+	key := client.ObjectKeyFromObject(st)
+	g.Expect(editTask(context.Background(), k8sClient, key, func(task *platformv1.ScheduleTask) {
+		task.Spec.Schedule = "@hourly"
+		task.Spec.Image = "busybox:1.37"
+		task.Spec.Suspend = ptr.To(true)
+	})).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		cj := &batchv1.CronJob{}
@@ -224,6 +212,7 @@ func eventReasons(g Gomega, ns, name string) []string {
 }
 
 func TestScheduleTask_IdleTasksAreNeverWritten(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	plain := testutil.NewScheduleTask(ns, "plain", testutil.WithSchedule("0 3 * * *"))
@@ -277,13 +266,18 @@ func TestScheduleTask_IdleTasksAreNeverWritten(t *testing.T) {
 }
 
 func TestScheduleTask_EveryJobGetsExactlyOneTaskRun(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	st := testutil.NewScheduleTask(ns, "recorded")
+	// The Jobs stand for the CronJob controller's, so they are made within
+	// the starting deadline of the fire times they are named for: a Job made
+	// at another time is a manual run (see TestScheduleTask_AJobMadeOutOfTimeIsNoScheduledRun).
+	st.Spec.StartingDeadlineSeconds = ptr.To[int64](300)
 	cj := createTask(t, st)
 
-	scheduled := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	scheduled := time.Now().UTC().Truncate(time.Minute).Add(-time.Minute)
 	jobs := []*batchv1.Job{testutil.JobFromCronJob(cj, scheduled), testutil.JobFromCronJob(cj, scheduled.Add(time.Minute))}
 	for _, j := range jobs {
 		g.Expect(k8sClient.Create(ctx, j)).To(Succeed())
@@ -323,7 +317,44 @@ func TestScheduleTask_EveryJobGetsExactlyOneTaskRun(t *testing.T) {
 	}, 2*resyncPeriod, time.Second).Should(Succeed())
 }
 
+// A Job made from the CronJob's template by anyone who may create Jobs
+// (`kubectl create job --from=cronjob/...`), under the name the CronJob
+// controller would give the Job of some fire time, is a run, but not that
+// fire time's: it is recorded Manual, and moves neither the task's last
+// schedule time nor its account of missed runs.
+func TestScheduleTask_AJobMadeOutOfTimeIsNoScheduledRun(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	st := testutil.NewScheduleTask(ns, "timed")
+	cj := createTask(t, st)
+	// Named for a fire time an hour ago and for one in an hour: neither was
+	// made by the schedule at its time.
+	now := time.Now().UTC().Truncate(time.Minute)
+	jobs := []*batchv1.Job{
+		testutil.JobFromCronJob(cj, now.Add(-time.Hour)), testutil.JobFromCronJob(cj, now.Add(time.Hour)),
+	}
+	for _, j := range jobs {
+		g.Expect(k8sClient.Create(ctx, j)).To(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		runs := taskRuns(g, ns)
+		g.Expect(runs).To(HaveLen(2))
+		for _, tr := range runs {
+			g.Expect(tr.Spec.JobRef).NotTo(BeNil())
+			g.Expect(tr.Spec.Trigger).To(Equal(platformv1.TriggerManual), "run %s of Job %s", tr.Name, tr.Spec.JobRef.Name)
+			g.Expect(tr.Spec.ScheduledTime).To(BeNil(), "run %s", tr.Name)
+		}
+		task := getTask(g, client.ObjectKeyFromObject(st))
+		g.Expect(task.Status.TriggerCount).To(Equal(int64(2)))
+		g.Expect(task.Status.LastScheduleTime).To(BeNil(), "no fire time has run")
+		g.Expect(task.Status.MissedRuns).To(BeZero())
+	}, timeout, poll).Should(Succeed())
+}
+
 func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -424,6 +455,7 @@ func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
 }
 
 func TestTaskRun_FailedJobRecordsReasonAttemptsAndExitCode(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -459,6 +491,7 @@ func TestTaskRun_FailedJobRecordsReasonAttemptsAndExitCode(t *testing.T) {
 }
 
 func TestScheduleTask_ManualTaskRunStartsOneJobFromTheTemplate(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -492,6 +525,7 @@ func TestScheduleTask_ManualTaskRunStartsOneJobFromTheTemplate(t *testing.T) {
 }
 
 func TestScheduleTask_RunNowAnnotationStartsExactlyOneRunPerValue(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -273,6 +260,7 @@ func backfillRun(ns, name, task string, at time.Time) *platformv1.TaskRun {
 // PLATFORM_SCHEDULED_TIME, and on a Forbid task wait their turn, oldest
 // first, instead of being refused.
 func TestTaskRun_BackfillRunsWaitTheirTurnOldestFirst(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
@@ -353,6 +341,7 @@ func TestTaskRun_BackfillRunsWaitTheirTurnOldestFirst(t *testing.T) {
 // them; the RunAll task (maxMissedRuns 3) also runs the newest three as
 // CatchUp runs whose Jobs have the CronJob's names for those times.
 func TestScheduleTask_MissedFireTimesAreCountedOnceAndRunAllCatchesUp(t *testing.T) {
+	t.Parallel() // waits out resyncs or a grace in a namespace of its own; see suite_test.go
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package integration runs the project's integration tests against envtest:
 // a real kube-apiserver and etcd built from source by `make tools`, with the
@@ -146,6 +133,7 @@ func run(m *testing.M) int {
 	}
 	if err := controller.Setup(mgr, controller.Options{
 		ScheduleTaskWorkers: 2, TaskRunWorkers: 2, SigningKeyNamespace: "default", ManualRunGrace: manualRunGrace,
+		WorkloadPoll: time.Second,
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, "integration: controllers:", err)
 		return 1
@@ -172,6 +160,14 @@ func run(m *testing.M) int {
 	}()
 	return m.Run()
 }
+
+// Parallel tests: a test that spends its time waiting (out resyncs, a
+// grace, a fire time) in a namespace of its own, and touches nothing shared
+// (no envtest users, no spans, no cluster-scoped objects, no measured
+// latency), calls t.Parallel(), so that its waits overlap the others'
+// (make test-integration runs them -parallel 8, after the serial ones).
+// The tests that add users, fight the operator for writes within a time
+// budget or time its repairs stay serial, on a quiet manager.
 
 // newNamespace creates a namespace of its own for one test and deletes it
 // when the test ends, so tests never see each other's objects.

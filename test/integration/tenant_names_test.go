@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package integration
 
@@ -23,6 +10,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -36,11 +24,14 @@ func TestTenant_ManualRunCannotSquatTheNextScheduledJobName(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
-	cj := createTask(t, testutil.NewScheduleTask(ns, "squatted"))
+	st := testutil.NewScheduleTask(ns, "squatted")
+	// The scheduled Job below stands for the CronJob controller's: made
+	// within the starting deadline of its fire time, this minute's.
+	st.Spec.StartingDeadlineSeconds = ptr.To[int64](300)
+	cj := createTask(t, st)
 	alice := userClient(t, ns, "alice", withRules(jobsRule))
 
-	next := time.Now().Add(time.Minute).Truncate(time.Minute)
-	scheduled := testutil.JobFromCronJob(cj, next)
+	scheduled := testutil.JobFromCronJob(cj, time.Now().Truncate(time.Minute))
 	squat := testutil.NewManualTaskRun(ns, scheduled.Name, "squatted")
 	g.Expect(alice.Create(ctx, squat)).To(Succeed())
 	var manualJob string

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package trafficsim stands in for the applications on a kwok cluster, whose
 // pods run no containers and so answer no requests: it watches the pods of
@@ -35,6 +22,15 @@ limitations under the License.
 //
 // so a test releases example.com/app:v1.2.5-bad to get a canary that fails
 // its analysis, and example.com/app:v1.2.5 to get one that passes.
+//
+// It also plays the gateway of the GatewayClass platform-sim (controller
+// ControllerName), as kwok plays the kubelets: it writes the status a
+// gateway would on its classes, Gateways and the HTTPRoutes attached to
+// them, so that a weighted canary's steps start; gateway.go lists exactly
+// which Gateway API semantics it follows. Pods behind a Service that a
+// served route sends to get their requests through it, split by its
+// weights and header rules (routing.go says how); every other ready pod
+// gets its rate.
 //
 // The package is a test tool: the manager's image does not contain it. The
 // command in cmd/trafficsim runs it on its own (`make run` starts it); the

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package trafficsim
 
@@ -75,7 +62,7 @@ func (s *Simulator) Serve(ctx context.Context, cfg *rest.Config, l net.Listener)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	failed := make(chan error, 2)
+	failed := make(chan error, 3)
 	go func() {
 		if err := c.Start(ctx); err != nil {
 			failed <- fmt.Errorf("pod cache: %w", err)
@@ -109,6 +96,11 @@ func (s *Simulator) Serve(ctx context.Context, cfg *rest.Config, l net.Listener)
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
+	}()
+	go func() {
+		if err := s.playGateways(ctx, cfg); err != nil {
+			failed <- fmt.Errorf("play the gateways: %w", err)
+		}
 	}()
 	close(s.ready)
 

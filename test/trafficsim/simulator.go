@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package trafficsim
 
@@ -27,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -103,6 +91,12 @@ type Simulator struct {
 	mu     sync.Mutex
 	pods   map[types.NamespacedName]podRecord
 	groups map[Group]*groupState
+	// podLabels are the pods' labels, which Services select by; routes,
+	// services and turns are the routed traffic's (routing.go).
+	podLabels map[types.NamespacedName]map[string]string
+	routes    map[types.NamespacedName][]*routeRule
+	services  map[types.NamespacedName]labels.Selector
+	turns     map[types.NamespacedName]int
 }
 
 // podRecord is what a pod contributes to its group.
@@ -155,9 +149,13 @@ func New(o Options) (*Simulator, error) {
 			Help:    "Simulated HTTP request latency in seconds.",
 			Buckets: DurationBuckets,
 		}, groupLabels),
-		ready:  make(chan struct{}),
-		pods:   map[types.NamespacedName]podRecord{},
-		groups: map[Group]*groupState{},
+		ready:     make(chan struct{}),
+		pods:      map[types.NamespacedName]podRecord{},
+		groups:    map[Group]*groupState{},
+		podLabels: map[types.NamespacedName]map[string]string{},
+		routes:    map[types.NamespacedName][]*routeRule{},
+		services:  map[types.NamespacedName]labels.Selector{},
+		turns:     map[types.NamespacedName]int{},
 	}
 	s.registry.MustRegister(s.requests, s.duration)
 	return s, nil
@@ -213,6 +211,7 @@ func (s *Simulator) SetPod(pod *corev1.Pod) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.podLabels[key] = pod.Labels
 	old, had := s.pods[key]
 	if had && old == rec {
 		return
@@ -252,6 +251,7 @@ func (s *Simulator) DeletePod(key types.NamespacedName) {
 	before := s.states([]Group{old.group})
 	s.remove(old)
 	delete(s.pods, key)
+	delete(s.podLabels, key)
 	s.report(before)
 }
 
@@ -294,9 +294,9 @@ func (s *Simulator) report(before map[Group]GroupState) {
 			"revision", g.Revision, "pods", st.Pods, "readyPods", st.Ready, "image", st.Image, "behaviour", b.String())
 		switch {
 		case st.Pods == 0:
-			labels := prometheus.Labels{"namespace": g.Namespace, "app": g.App, "track": g.Track, "revision": g.Revision}
-			s.requests.DeletePartialMatch(labels)
-			s.duration.DeletePartialMatch(labels)
+			of := prometheus.Labels{"namespace": g.Namespace, "app": g.App, "track": g.Track, "revision": g.Revision}
+			s.requests.DeletePartialMatch(of)
+			s.duration.DeletePartialMatch(of)
 			delete(s.groups, g)
 		case st.Ready > 0 && was.Ready == 0 && !b.Idle:
 			s.requests.WithLabelValues(g.Namespace, g.App, g.Track, g.Revision, codeOK)
@@ -325,12 +325,17 @@ func (s *Simulator) Groups() map[Group]GroupState {
 func (s *Simulator) Tick(elapsed time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	counts, routed := s.routedRequests(elapsed.Seconds())
 	for g, st := range s.groups {
 		b := BehaviourOf(st.Image)
 		if st.Ready == 0 || b.Idle {
 			continue
 		}
 		n := s.rate * float64(st.Ready) * elapsed.Seconds()
+		if routed[g] {
+			// Behind a served route: the route's requests, whole ones.
+			n = float64(counts[g])
+		}
 		errs := n * b.ErrorRatio
 		s.requests.WithLabelValues(g.Namespace, g.App, g.Track, g.Revision, codeError).Add(errs)
 		s.requests.WithLabelValues(g.Namespace, g.App, g.Track, g.Revision, codeOK).Add(n - errs)

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -46,8 +33,7 @@ const (
 )
 
 func newGetCommand(o *options) *cobra.Command {
-	printFlags := core.NewPrintFlags()
-	cmd := o.onApp(&cobra.Command{
+	return apps.Show(o.Options, &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a release: stable and canary pods, the canary's step, the last outcome, revisions and events",
 		Long: `Show an AppDeployment as a tree: the stable pods (version, revision, ready
@@ -58,10 +44,7 @@ With -o wide, the AppDeployment's row of list; with any other -o, the
 AppDeployment itself.`,
 		Example: `  kubectl appdeploy get order-service
   kubectl appdeploy get order-service -o yaml`,
-	}, printFlags.Validate, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
-		if !printFlags.Human() {
-			return printFlags.Print(o.Out(), o.Scheme, ad)
-		}
+	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment, printFlags *core.PrintFlags) error {
 		if printFlags.Wide() {
 			return o.PrintTable(appTable([]platformv1.AppDeployment{*ad}, o.Now()), printFlags, false, palette)
 		}
@@ -72,8 +55,6 @@ AppDeployment itself.`,
 		describeApp(o.Out(), ad, events, o.Now(), core.UseColor(o.OutIsTerminal(), os.Getenv))
 		return nil
 	})
-	printFlags.AddFlags(cmd)
-	return cmd
 }
 
 // describeApp writes what get shows by default: a header of the spec and
@@ -87,6 +68,13 @@ func describeApp(w io.Writer, ad *platformv1.AppDeployment, events []eventsv1.Ev
 	fmt.Fprintf(w, "Version:     %s\n", core.Safe(core.OrDash(release.Version(s))))
 	fmt.Fprintf(w, "Replicas:    %d\n", release.Replicas(s))
 	fmt.Fprintf(w, "Strategy:    %s\n", strategyLine(&s.Strategy))
+	if g := s.Strategy.TrafficRouting.GatewayAPI; g.HTTPRoute != "" {
+		line := "by weight on HTTPRoute " + g.HTTPRoute
+		if len(g.Rules) > 0 {
+			line += ", rules " + strings.Join(g.Rules, ", ")
+		}
+		fmt.Fprintf(w, "Traffic:     %s\n", core.Safe(line))
+	}
 	if len(s.Strategy.CanaryCriteria) > 0 {
 		fmt.Fprintf(w, "Criteria:    %s\n", core.Safe(criteriaLine(s.Strategy.CanaryCriteria)))
 	}
@@ -112,7 +100,7 @@ func describeApp(w io.Writer, ad *platformv1.AppDeployment, events []eventsv1.Ev
 	}
 
 	fmt.Fprintln(w)
-	releaseTree(ad, now).write(w)
+	releaseTree(ad, now).Write(w)
 	writeAnalysis(w, ad, now)
 
 	fmt.Fprintln(w, "\nRecent events:")
@@ -233,9 +221,9 @@ func criteriaLine(criteria []platformv1.CanaryCriterion) string {
 
 // releaseTree is what runs and how releases went, as a tree under the
 // AppDeployment's name.
-func releaseTree(ad *platformv1.AppDeployment, now time.Time) *node {
+func releaseTree(ad *platformv1.AppDeployment, now time.Time) *core.Tree {
 	st := &ad.Status
-	root := &node{label: "AppDeployment/" + ad.Name}
+	root := &core.Tree{Label: "AppDeployment/" + ad.Name}
 
 	// The status counts the pods of both tracks; the stable track's are
 	// what the canary's leave.
@@ -244,62 +232,79 @@ func releaseTree(ad *platformv1.AppDeployment, now time.Time) *node {
 		canaryReplicas, canaryReady = ptr.Deref(c.Replicas, 0), ptr.Deref(c.ReadyReplicas, 0)
 	}
 	if st.StableRevision == "" {
-		root.add("Stable: none yet")
+		root.Add("Stable: none yet")
 	} else {
-		stable := root.add("Stable: %s, revision %s, %d/%d pods ready", core.OrDash(st.StableVersion), st.StableRevision,
+		stable := root.Add("Stable: %s, revision %s, %d/%d pods ready", core.OrDash(st.StableVersion), st.StableRevision,
 			max(ptr.Deref(st.ReadyReplicas, 0)-canaryReady, 0), max(ptr.Deref(st.Replicas, 0)-canaryReplicas, 0))
-		stable.add("Image: %s", core.OrDash(st.StableImage))
+		stable.Add("Image: %s", core.OrDash(st.StableImage))
 	}
 	if c := st.Canary; c != nil {
 		canaryBranch(root, c, now)
 	}
 	if pending := pendingRequests(ad); len(pending) > 0 {
-		requests := root.add("Requests not handled yet")
+		requests := root.Add("Requests not handled yet")
 		for _, p := range pending {
-			requests.add("%s", p)
+			requests.Add("%s", p)
 		}
 	}
 	if st.LastOutcome.Result != "" {
-		root.add("Last outcome: %s", outcomeLine(&st.LastOutcome, now))
+		root.Add("Last outcome: %s", outcomeLine(&st.LastOutcome, now))
 	}
-	revisions := root.add("Revisions")
+	revisions := root.Add("Revisions")
 	if len(st.Revisions) == 0 {
-		revisions.add("none promoted yet")
+		revisions.Add("none promoted yet")
 	}
 	shown := st.Revisions[:min(len(st.Revisions), recentRevisions)]
 	rows := make([][]string, 0, len(shown))
 	for _, r := range shown {
 		rows = append(rows, []string{r.Revision, core.OrDash(r.Version), "promoted " + promotedAt(r.PromotedAt, now), core.OrDash(r.Image)})
 	}
-	for _, line := range columns(rows) {
-		revisions.add("%s", line)
+	for _, line := range core.Columns(rows) {
+		revisions.Add("%s", line)
 	}
 	if more := len(st.Revisions) - recentRevisions; more > 0 {
-		revisions.add("%d more: kubectl appdeploy history %s", more, ad.Name)
+		revisions.Add("%d more: kubectl appdeploy history %s", more, ad.Name)
 	}
 	return root
 }
 
 // canaryBranch adds the canary in progress to root.
-func canaryBranch(root *node, c *platformv1.CanaryStatus, now time.Time) {
+func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time) {
 	line := fmt.Sprintf("Canary: %s, revision %s, %d/%d pods ready", core.OrDash(c.Version), core.OrDash(c.Revision),
 		ptr.Deref(c.ReadyReplicas, 0), ptr.Deref(c.Replicas, 0))
 	if c.StartedAt != nil {
 		line += ", started " + core.Relative(c.StartedAt.Time, now)
 	}
-	canary := root.add("%s", line)
+	canary := root.Add("%s", line)
 	if w := c.Weight; w != nil {
-		canary.add("Weight: desired %s, actual %s", percent(w.Desired), percent(w.Actual))
+		line := fmt.Sprintf("Weight: desired %s, actual %s", percent(w.Desired), percent(w.Actual))
+		if r := c.Route; r.Name != "" {
+			line += " on HTTPRoute " + core.Safe(r.Name)
+			if len(r.Rules) > 0 {
+				line += " (" + core.Safe(strings.Join(r.Rules, ", ")) + ")"
+			}
+		}
+		weight := canary.Add("%s", line)
+		if r := c.Route; r.Name != "" && r.Accepted != metav1.ConditionTrue {
+			route := fmt.Sprintf("Route not accepted (%s)", core.OrDash(string(r.Accepted)))
+			if r.WaitingSince != nil {
+				route += ", waiting since " + core.Relative(r.WaitingSince.Time, now)
+			}
+			if r.Message != "" {
+				route += ": " + core.Safe(r.Message)
+			}
+			weight.Add("%s", route)
+		}
 	}
 	if s := c.Step; s != nil {
-		canary.add("%s", stepLine(s, now))
+		canary.Add("%s", stepLine(s, now))
 	}
 	if f := c.Failure; f.Reason != "" {
 		line := fmt.Sprintf("Failed: %s: %s", f.Reason, f.Message)
 		if f.FailedAt != nil {
 			line += " (" + core.Relative(f.FailedAt.Time, now) + ")"
 		}
-		canary.add("%s; kubectl appdeploy retry or abort", line)
+		canary.Add("%s; kubectl appdeploy retry or abort", line)
 	}
 }
 

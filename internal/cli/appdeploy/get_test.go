@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -84,13 +71,27 @@ func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
 			LastResult: platformv1.MeasurementPass, Value: "0.1", Threshold: "<= 0.5", MeasuredAt: at(-time.Minute),
 			Passes: ptr.To[int32](3), Fails: ptr.To[int32](0), NoData: ptr.To[int32](0), Errors: ptr.To[int32](0),
 			Message: "error_rate 0.1% <= 0.5% (n=600)"}}}
+	// A weighted canary whose route no gateway has accepted yet.
+	weighted := orderService()
+	weighted.Name = "weighted"
+	weighted.Spec.Port = 8080
+	weighted.Spec.Strategy.TrafficRouting.GatewayAPI = platformv1.GatewayAPIRouting{HTTPRoute: "shop"}
+	weighted.Status.Phase, weighted.Status.PauseReason = platformv1.PhasePaused, platformv1.PauseRouteNotAccepted
+	weighted.Status.Message = "canary v1.2.4: 1/1 pods (5%), step 1/3 (5%), paused: " +
+		"example.com/edge has not reported Accepted for generation 4 of HTTPRoute shop yet (for 30s)"
+	weighted.Status.Canary.Weight = &platformv1.CanaryWeight{Desired: ptr.To[int32](5), Actual: ptr.To[int32](5)}
+	weighted.Status.Canary.Route = platformv1.RouteStatus{Name: "shop", Rules: []string{"checkout"},
+		Accepted: "Unknown", WaitingSince: at(-45 * time.Second),
+		Message: "example.com/edge has not reported Accepted for generation 4 of HTTPRoute shop yet"}
+	weighted.Status.Canary.Step = &platformv1.CanaryStepStatus{Index: ptr.To[int32](0), Total: 3, StartedAt: at(-2 * time.Minute)}
+	weighted.Status.Conditions[0].Reason = string(platformv1.PauseRouteNotAccepted)
 	// An AppDeployment whose new spec the operator has not seen.
 	behind := web()
 	behind.Name = "behind"
 	behind.Generation = 3
 
-	c := newClient(t, interceptor.Funcs{}, append(cluster(), held, promoting, behind)...)
-	for _, name := range []string{"order-service", "checkout", "web", "held", "promoting", "behind"} {
+	c := newClient(t, interceptor.Funcs{}, append(cluster(), held, promoting, behind, weighted)...)
+	for _, name := range []string{"order-service", "checkout", "web", "held", "promoting", "behind", "weighted"} {
 		t.Run(name, func(t *testing.T) {
 			r := execute(t, c, "", "get", name)
 			if r.err != nil {
@@ -98,35 +99,6 @@ func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
 			}
 			checkGolden(t, "get-"+name, r.out)
 		})
-	}
-}
-
-func TestNode_DrawsBranchesAndIndentsUnderThem(t *testing.T) {
-	root := &node{label: "root"}
-	a := root.add("a %d", 1)
-	a.add("a.1")
-	a.add("a.2").add("a.2.i")
-	root.add("b").add("b.1")
-	var b strings.Builder
-	root.write(&b)
-	want := `root
-├── a 1
-│   ├── a.1
-│   └── a.2
-│       └── a.2.i
-└── b
-    └── b.1
-`
-	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("tree (-want +got):\n%s", diff)
-	}
-}
-
-func TestColumns_AlignsCellsTwoSpacesApart(t *testing.T) {
-	got := columns([][]string{{"a", "three", "x"}, {"longer", "1", "→y"}})
-	want := []string{"a       three  x", "longer  1      →y"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("columns (-want +got):\n%s", diff)
 	}
 }
 

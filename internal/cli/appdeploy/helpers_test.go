@@ -1,54 +1,27 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
 import (
-	"bytes"
-	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/cli/core/clitest"
 )
 
 // now is the time of every test.
-var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+var now = clitest.Now
 
-func at(d time.Duration) *metav1.Time { return ptr.To(metav1.NewTime(now.Add(d))) }
-
-// noWatchList is a fake client that says it cannot stream a watch's initial
-// list, so that WaitFor's informer lists first, as client-go's fakes ask.
-type noWatchList struct{ client.WithWatch }
-
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+func at(d time.Duration) *metav1.Time { return clitest.At(d) }
 
 // readyCondition is a Ready condition of generation gen, changed at changed.
 func readyCondition(status metav1.ConditionStatus, reason string, gen int64, changed time.Duration) metav1.Condition {
@@ -181,16 +154,11 @@ func cluster() []client.Object {
 // newClient is a fake cluster holding objs, with funcs in front of it.
 func newClient(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) client.WithWatch {
 	t.Helper()
-	scheme, err := Scheme()
+	scheme, err := Plugin.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithInterceptorFuncs(funcs).
-		WithStatusSubresource(&platformv1.AppDeployment{}).
-		// Field selectors on events, as the API server answers them.
-		WithIndex(&eventsv1.Event{}, "regarding.name", func(o client.Object) []string { return []string{o.(*eventsv1.Event).Regarding.Name} }).
-		WithIndex(&eventsv1.Event{}, "regarding.kind", func(o client.Object) []string { return []string{o.(*eventsv1.Event).Regarding.Kind} }).
-		Build()
+	return clitest.NewClient(t, scheme, funcs, objs, &platformv1.AppDeployment{})
 }
 
 // run is the outcome of one command line.
@@ -200,36 +168,12 @@ type run struct {
 }
 
 // code is the exit code core.Execute would give the run.
-func (r run) code() int {
-	if r.err == nil {
-		return 0
-	}
-	if exit, ok := errors.AsType[*core.ExitError](r.err); ok {
-		return exit.Code
-	}
-	return 1
-}
+func (r run) code() int { return clitest.ExitCode(r.err) }
 
 // execute runs the plugin in-process against c, in namespace team at now,
 // with stdin as its standard input.
 func execute(t *testing.T, c client.WithWatch, stdin string, args ...string) run {
 	t.Helper()
-	scheme, err := Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out, errOut bytes.Buffer
-	o := &options{Options: core.NewOptions(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, scheme)}
-	o.NewClient = func() (client.WithWatch, error) { return noWatchList{c}, nil }
-	o.Clock = clocktesting.NewFakePassiveClock(now)
-	// An empty kubeconfig, so the namespace comes from -n and nothing from
-	// the machine the test runs on.
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := newRootCommand(o)
-	cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig, "-n", "team"}, args...))
-	err = cmd.Execute()
-	return run{out: out.String(), errOut: errOut.String(), err: err}
+	r := clitest.Execute(t, Plugin, c, stdin, args...)
+	return run{out: r.Out, errOut: r.ErrOut, err: r.Err}
 }

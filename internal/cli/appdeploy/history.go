@@ -1,37 +1,27 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/release"
 )
 
 func newHistoryCommand(o *options) *cobra.Command {
-	printFlags := core.NewPrintFlags()
-	cmd := o.onApp(&cobra.Command{
+	return apps.Show(o.Options, &cobra.Command{
 		Use:   "history NAME",
 		Short: "List the revisions promoted, newest first, and how the last release ended",
 		Long: `List the revisions the AppDeployment promoted (status.revisions, newest first,
@@ -40,23 +30,86 @@ to, and how the last release ended. With -o, the AppDeployment itself, e.g.
 -o jsonpath='{.status.revisions[*].version}'.`,
 		Example: `  kubectl appdeploy history order-service
   kubectl appdeploy history order-service -o jsonpath='{.status.revisions[0].image}'`,
-	}, printFlags.Validate, func(_ context.Context, _ client.WithWatch, ad *platformv1.AppDeployment) error {
-		if !printFlags.Human() {
-			return printFlags.Print(o.Out(), o.Scheme, ad)
-		}
+	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment, printFlags *core.PrintFlags) error {
 		st := &ad.Status
 		if len(st.Revisions) == 0 {
 			fmt.Fprintf(o.IOStreams.ErrOut, "No promoted revisions of appdeployment %q in namespace %q yet.\n", ad.Name, ad.Namespace)
-		} else if err := o.PrintTable(revisionTable(st.Revisions, o.Now()), printFlags, false, nil); err != nil {
+			return printOutcome(o, st)
+		}
+		kept, err := keptRevisions(ctx, c, ad)
+		if err != nil {
+			return apps.Explain(err, ad.Name, ad.Namespace)
+		}
+		if err := o.PrintTable(revisionTable(st.Revisions, kept, o.Now()), printFlags, false, nil); err != nil {
 			return err
 		}
-		if st.LastOutcome.Result != "" {
-			fmt.Fprintf(o.Out(), "\nLast outcome: %s\n", core.Safe(outcomeLine(&st.LastOutcome, o.Now())))
-		}
-		return nil
+		return printOutcome(o, st)
 	})
-	printFlags.AddFlags(cmd)
-	return cmd
+}
+
+// printOutcome writes how the last release ended, if one did.
+func printOutcome(o *options, st *platformv1.AppDeploymentStatus) error {
+	if st.LastOutcome.Result != "" {
+		fmt.Fprintf(o.Out(), "\nLast outcome: %s\n", core.Safe(outcomeLine(&st.LastOutcome, o.Now())))
+	}
+	return nil
+}
+
+// keptRevisions reads the pod fields of the application's revisions from
+// the ControllerRevisions the operator keeps, by revision hash.
+func keptRevisions(ctx context.Context, c client.Client, ad *platformv1.AppDeployment) (map[string]*platformv1.AppDeploymentSpec, error) {
+	var list appsv1.ControllerRevisionList
+	if err := c.List(ctx, &list, client.InNamespace(ad.Namespace),
+		client.MatchingLabels{platformv1.AppNameLabel: ad.Name}); err != nil {
+		return nil, err
+	}
+	out := map[string]*platformv1.AppDeploymentSpec{}
+	for i := range list.Items {
+		cr := &list.Items[i]
+		if !metav1.IsControlledBy(cr, ad) {
+			continue
+		}
+		if spec, err := release.RevisionSpec(cr); err == nil {
+			out[cr.Labels[platformv1.RevisionLabel]] = spec
+		}
+	}
+	return out, nil
+}
+
+// podFieldNames name the pod fields of a spec, in the order history lists
+// what changed, each with how to read it.
+var podFieldNames = []struct {
+	name string
+	get  func(*platformv1.AppDeploymentSpec) any
+}{
+	{"image", func(s *platformv1.AppDeploymentSpec) any { return s.Image }},
+	{"version", func(s *platformv1.AppDeploymentSpec) any { return s.Version }},
+	{"command", func(s *platformv1.AppDeploymentSpec) any { return s.Command }},
+	{"args", func(s *platformv1.AppDeploymentSpec) any { return s.Args }},
+	{"env", func(s *platformv1.AppDeploymentSpec) any { return s.Env }},
+	{"resources", func(s *platformv1.AppDeploymentSpec) any { return s.Resources }},
+	{"port", func(s *platformv1.AppDeploymentSpec) any { return s.Port }},
+	{"healthCheck", func(s *platformv1.AppDeploymentSpec) any { return s.HealthCheck }},
+	{"serviceAccountName", func(s *platformv1.AppDeploymentSpec) any { return s.ServiceAccountName }},
+	{"template", func(s *platformv1.AppDeploymentSpec) any { return s.Template }},
+}
+
+// changedFields names the pod fields that differ between a revision and
+// the one promoted before it; "-" when either is not kept.
+func changedFields(newer, older *platformv1.AppDeploymentSpec) string {
+	if newer == nil || older == nil {
+		return "-"
+	}
+	var names []string
+	for _, f := range podFieldNames {
+		if !equality.Semantic.DeepEqual(f.get(newer), f.get(older)) {
+			names = append(names, f.name)
+		}
+	}
+	if len(names) == 0 {
+		return "-"
+	}
+	return strings.Join(names, ",")
 }
 
 // revisionColumns are the columns of history.
@@ -65,14 +118,19 @@ var revisionColumns = []metav1.TableColumnDefinition{
 	{Name: "Version", Type: "string"},
 	{Name: "Image", Type: "string"},
 	{Name: "Promoted", Type: "string", Description: "When the revision became the stable one."},
+	{Name: "Changed", Type: "string", Description: "The pod fields that differ from the revision promoted before it."},
 }
 
 // revisionTable is the table of promoted revisions.
-func revisionTable(revisions []platformv1.Revision, now time.Time) *metav1.Table {
+func revisionTable(revisions []platformv1.Revision, kept map[string]*platformv1.AppDeploymentSpec, now time.Time) *metav1.Table {
 	t := &metav1.Table{ColumnDefinitions: revisionColumns}
-	for _, r := range revisions {
+	for i, r := range revisions {
+		changed := "-"
+		if i+1 < len(revisions) {
+			changed = changedFields(kept[r.Revision], kept[revisions[i+1].Revision])
+		}
 		t.Rows = append(t.Rows, metav1.TableRow{
-			Cells: []any{r.Revision, core.OrDash(r.Version), core.OrDash(r.Image), promotedAt(r.PromotedAt, now)},
+			Cells: []any{r.Revision, core.OrDash(r.Version), core.OrDash(r.Image), promotedAt(r.PromotedAt, now), changed},
 		})
 	}
 	return t

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -29,15 +16,15 @@ import (
 func TestHistory_TableAndLastOutcome(t *testing.T) {
 	checkOutputs(t, map[string]string{
 		"history order-service": `
-REVISION    VERSION   IMAGE                                     PROMOTED
-5d8f7c9b4   v1.2.3    harbor.example.com/order-service:v1.2.3   120m ago
-66c4d8f5b   v1.2.2    harbor.example.com/order-service:v1.2.2   3d ago
-1a2b3c4d5   v1.2.1    harbor.example.com/order-service:v1.2.1   10d ago
+REVISION    VERSION   IMAGE                                     PROMOTED   CHANGED
+5d8f7c9b4   v1.2.3    harbor.example.com/order-service:v1.2.3   120m ago   -
+66c4d8f5b   v1.2.2    harbor.example.com/order-service:v1.2.2   3d ago     -
+1a2b3c4d5   v1.2.1    harbor.example.com/order-service:v1.2.1   10d ago    -
 
 Last outcome: Promoted v1.2.3 (5d8f7c9b4) 120m ago: Canary v1.2.3 (5d8f7c9b4) promoted: 4 stable pods run it
 `,
 		"history checkout --no-headers": `
-3c4d5e6f7   v3.0.0   harbor.example.com/checkout:v3.0.0   2d ago
+3c4d5e6f7   v3.0.0   harbor.example.com/checkout:v3.0.0   2d ago   -
 
 Last outcome: RolledBack v3.1.0 (9e8d7c6b5) 10m ago: CrashLoopBackOff: Canary v3.1.0 (9e8d7c6b5) rolled back: CrashLoopBackOff
 `,
@@ -173,7 +160,7 @@ spec:
 
 func TestLint_ReadsStandardInputAndNamesUnreadableFiles(t *testing.T) {
 	r := lint(t, "kind: AppDeployment\napiVersion: platform.example.com/v1\nmetadata: {name: x}\nspec: {}\n", "-")
-	if r.code() != 1 || !strings.Contains(r.out, "-: x: spec.image: is required: the container image to run\n") {
+	if r.code() != 1 || !strings.Contains(r.out, "-: x: spec.image: is required: the container image to run, or else workloadRef") {
 		t.Errorf("lint - = %q, %v", r.out, r.err)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.yaml")

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -37,7 +24,7 @@ the spec: a GitOps tool that manages it may set it back.`
 		long = `Let a paused AppDeployment's canary go on, by setting spec.paused to false.`
 	}
 	printFlags := core.NewActionPrintFlags(verb, o.Scheme)
-	cmd := o.onApp(&cobra.Command{Use: use, Short: short, Long: long}, func() error {
+	cmd := apps.On(o.Options, &cobra.Command{Use: use, Short: short, Long: long}, func() error {
 		_, err := printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
@@ -48,7 +35,7 @@ the spec: a GitOps tool that manages it may set it back.`
 			patch := client.MergeFrom(ad.DeepCopy())
 			ad.Spec.Paused = pause
 			if err := c.Patch(ctx, ad, patch); err != nil {
-				return explain(err, ad.Name, ad.Namespace)
+				return apps.Explain(err, ad.Name, ad.Namespace)
 			}
 		}
 		printer, err := printFlags.ToPrinter()

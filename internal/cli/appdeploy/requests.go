@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -94,7 +81,7 @@ func newRequestCommand(o *options, r request) *cobra.Command {
 	var wait bool
 	var timeout time.Duration
 	printFlags := core.NewActionPrintFlags(r.verb+" requested", o.Scheme)
-	cmd := o.onApp(&cobra.Command{
+	cmd := apps.On(o.Options, &cobra.Command{
 		Use:   r.verb + " NAME",
 		Short: r.short,
 		Long: r.long + `
@@ -118,7 +105,7 @@ after say what became of it. Exits 2 when --timeout passes first.`,
 		patch := client.MergeFrom(ad.DeepCopy())
 		metav1.SetMetaDataAnnotation(&ad.ObjectMeta, r.annotation, value)
 		if err := c.Patch(ctx, ad, patch); err != nil {
-			return explain(err, ad.Name, ad.Namespace)
+			return apps.Explain(err, ad.Name, ad.Namespace)
 		}
 		printFlags.NamePrintFlags.Operation = fmt.Sprintf("%s requested (%s=%s)", r.verb, r.annotation, value)
 		printer, err := printFlags.ToPrinter()
@@ -178,7 +165,7 @@ func (o *options) awaitHandled(ctx context.Context, c client.WithWatch, key clie
 			r.verb, timeout)}
 	}
 	if err != nil {
-		return explain(err, key.Name, key.Namespace)
+		return apps.Explain(err, key.Name, key.Namespace)
 	}
 	fmt.Fprintf(o.Out(), "%s: %s request acknowledged; now %s\n", key.Name, r.verb, stateOf(ad))
 	return nil

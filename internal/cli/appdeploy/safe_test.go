@@ -1,23 +1,9 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -30,49 +16,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core/clitest"
 )
 
-// hostileText is what a tenant can put in any free-text status field or
-// event of its own: a screen clear and a colour, a backspace, a
-// right-to-left override, a C1 control introducer and a bell, and a carriage
-// return and newline that forge a line of their own. The controls come
-// before the line break because cli-runtime's table printer cuts a cell at
-// its first line break: after it, they would prove nothing about tables.
-const hostileText = "\x1b[2J\x1b[31mOK\b\u202e\u009b\a\r\nFORGED: all good"
-
-// unsafeRunes lists the runes of out that a terminal acts on instead of
-// drawing: C0 controls other than the newline that ends a line, DEL, C1
-// controls and the bidi overrides and isolates. It is written from the
-// terminal's side, independently of the escaping under test.
-func unsafeRunes(out string) []string {
-	var found []string
-	for i, r := range out {
-		switch {
-		case r == '\n':
-		case r < 0x20, r >= 0x7f && r <= 0x9f,
-			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
-			found = append(found, fmt.Sprintf("%U at byte %d", r, i))
-		}
-	}
-	return found
-}
-
-// checkPrintedSafely fails when out holds a rune a terminal would act on,
-// or a line that the hostile text's newline started.
-func checkPrintedSafely(t *testing.T, what, out string) {
-	t.Helper()
-	if !strings.Contains(out, "OK") {
-		t.Errorf("%s: the hostile text is not shown at all, so this check proves nothing:\n%s", what, out)
-	}
-	if found := unsafeRunes(out); len(found) > 0 {
-		t.Errorf("%s printed raw control characters %v:\n%q", what, found, out)
-	}
-	for line := range strings.SplitSeq(out, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "FORGED") {
-			t.Errorf("%s printed a line the status text forged: %q", what, line)
-		}
-	}
-}
+// hostileText is what a tenant can put in any free-text field (clitest).
+const hostileText = clitest.HostileText
 
 // hostileApp is order-service with hostileText in every free-text field
 // of its status that the human output shows.
@@ -115,6 +63,6 @@ func TestCommands_EscapeControlCharactersOfStatusAndEvents(t *testing.T) {
 		if r.err != nil {
 			out += r.err.Error()
 		}
-		checkPrintedSafely(t, "kubectl appdeploy "+strings.Join(args, " "), out)
+		clitest.CheckPrintedSafely(t, "kubectl appdeploy "+strings.Join(args, " "), out)
 	}
 }

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -42,8 +29,8 @@ const (
 	// deadline, a child name taken).
 	exitFailed = 1
 	// exitNotDone: the release has not ended: still progressing, or not yet
-	// observed by the operator. Without --watch that is said at once; with
-	// it, when --timeout passes.
+	// observed by the operator. Without --watch or --timeout that is said
+	// at once; when watching, when --timeout passes.
 	exitNotDone = 2
 	// exitPaused: the release waits for a person (pauseReason, or phase
 	// Paused): promote, resume, or fix the analysis.
@@ -61,7 +48,7 @@ func newStatusCommand(o *options) *cobra.Command {
 	var watch bool
 	var timeout time.Duration
 	var cmd *cobra.Command
-	cmd = o.onApp(&cobra.Command{
+	cmd = apps.On(o.Options, &cobra.Command{
 		Use:   "status NAME",
 		Short: "Say whether the spec's version is released, for CI: the answer is the exit code",
 		Long: `Say where the release of the AppDeployment's spec is, in one line, and answer
@@ -71,21 +58,28 @@ with the exit code:
   1  failed: rolled back, aborted, or Degraded (a canary failure held for a
      retry or an abort, a rollout past its progress deadline, ...)
   2  not done: still progressing, or the operator has not yet observed the
-     latest spec; with --watch, when --timeout passed first
+     latest spec; when watching, when --timeout passed first
   3  paused: waiting for a person (a step's approval: promote; spec.paused:
      resume) or for the canary analysis (NoData, ProviderError,
      InvalidQuery)
   4  cannot tell: not found, forbidden, no cluster, or a wrong command line
 
 Only a status the operator wrote for the current generation of the spec is
-judged; an older one counts as not done. Without --watch the state is
-reported once. With --watch, status follows the AppDeployment through a watch
-until it is released (0), failed (1) or paused (3), or --timeout passes (2).`,
+judged; an older one counts as not done. Without --watch or --timeout the
+state is reported once. With --watch, or a --timeout (which only means
+something while waiting, as in kubectl argo rollouts status), status follows
+the AppDeployment through a watch until it is released (0), failed (1) or
+paused (3), or --timeout passes (2).`,
 		Example: `  kubectl appdeploy status order-service
-  kubectl appdeploy status order-service --watch --timeout 20m`,
+  kubectl appdeploy status order-service --timeout 20m`,
 	}, func() error {
-		if cmd.Flags().Changed("timeout") && !watch {
-			return errors.New("--timeout applies to --watch only")
+		// A timeout asks to wait: it implies --watch, unless --watch=false
+		// says not to wait, which contradicts it.
+		if cmd.Flags().Changed("timeout") {
+			if cmd.Flags().Changed("watch") && !watch {
+				return errors.New("--timeout waits, --watch=false does not: give one of them")
+			}
+			watch = true
 		}
 		return nil
 	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
@@ -95,8 +89,8 @@ until it is released (0), failed (1) or paused (3), or --timeout passes (2).`,
 		}
 		return o.watchStatus(ctx, c, client.ObjectKeyFromObject(ad), timeout)
 	})
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "wait until the release is released, failed or paused")
-	cmd.Flags().DurationVar(&timeout, "timeout", statusTimeout, "with --watch, how long to wait (0: no limit)")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "wait until the release is released, failed or paused (implied by --timeout)")
+	cmd.Flags().DurationVar(&timeout, "timeout", statusTimeout, "how long to wait for the release to end; implies --watch (0: no limit)")
 	unknownOnError(cmd)
 	return cmd
 }
@@ -136,7 +130,7 @@ func (o *options) watchStatus(ctx context.Context, c client.WithWatch, key clien
 		return o.verdict(ad, exitNotDone, fmt.Sprintf(" after %s", timeout))
 	}
 	if err != nil {
-		return explain(err, key.Name, key.Namespace)
+		return apps.Explain(err, key.Name, key.Namespace)
 	}
 	return o.verdict(ad, judge(ad), "")
 }
@@ -231,6 +225,10 @@ func (o *options) verdict(ad *platformv1.AppDeployment, code int, after string) 
 			switch ready.Reason {
 			case platformv1.ReasonRolledBack, platformv1.ReasonAborted:
 				hint = fmt.Sprintf("; fix the spec, `kubectl appdeploy retry %[1]s`, or `kubectl appdeploy undo %[1]s` to put the previous version back in the spec", ad.Name)
+				if ad.Spec.Adopts() {
+					hint = fmt.Sprintf("; fix deployment %[2]s's template or roll it back (its pods are the ones released), or `kubectl appdeploy retry %[1]s`",
+						ad.Name, ad.Spec.WorkloadRef.Name)
+				}
 			case platformv1.ReasonCanaryFailed:
 				hint = fmt.Sprintf("; `kubectl appdeploy retry %[1]s` or `kubectl appdeploy abort %[1]s`", ad.Name)
 			}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -46,10 +33,12 @@ func released() *platformv1.AppDeployment {
 		})
 }
 
-// withStatus is released() changed by change.
-func withStatus(change func(*platformv1.AppDeployment)) *platformv1.AppDeployment {
+// withStatus is released() changed by each change in turn.
+func withStatus(changes ...func(*platformv1.AppDeployment)) *platformv1.AppDeployment {
 	ad := released()
-	change(ad)
+	for _, change := range changes {
+		change(ad)
+	}
 	return ad
 }
 
@@ -121,6 +110,16 @@ func TestStatus_ExitCodeOfEachState(t *testing.T) {
 			code: 1,
 			wantErr: "api failed (RolledBack): Canary v2.1.0 (333) rolled back: CrashLoopBackOff; fix the spec, `kubectl appdeploy retry api`, " +
 				"or `kubectl appdeploy undo api` to put the previous version back in the spec",
+		},
+		{
+			name: "rolled back, of an adopter: the Deployment is what to fix",
+			ad: withStatus(notReady(platformv1.PhaseDegraded, "", platformv1.ReasonRolledBack, "Canary v2.1.0 (333) rolled back: CrashLoopBackOff"),
+				func(ad *platformv1.AppDeployment) {
+					ad.Spec.Image, ad.Spec.WorkloadRef = "", platformv1.WorkloadRef{Name: "api-chart"}
+				}),
+			code: 1,
+			wantErr: "api failed (RolledBack): Canary v2.1.0 (333) rolled back: CrashLoopBackOff; fix deployment api-chart's template " +
+				"or roll it back (its pods are the ones released), or `kubectl appdeploy retry api`",
 		},
 		{
 			name: "aborted",
@@ -234,7 +233,7 @@ func TestStatus_CannotTellExitsFour(t *testing.T) {
 		{"no cluster", failGet(errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")), []string{"status", "api"}, "connection refused"},
 		{"unknown flag", interceptor.Funcs{}, []string{"status", "api", "--wacth"}, "unknown flag: --wacth"},
 		{"no name", interceptor.Funcs{}, []string{"status"}, "accepts 1 arg(s), received 0"},
-		{"timeout without watch", interceptor.Funcs{}, []string{"status", "api", "--timeout", "1m"}, "--timeout applies to --watch only"},
+		{"timeout with --watch=false", interceptor.Funcs{}, []string{"status", "api", "--watch=false", "--timeout", "1m"}, "--timeout waits, --watch=false does not"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := execute(t, newClient(t, tt.funcs, released()), "", tt.args...)
@@ -314,6 +313,36 @@ func TestStatus_WatchTimesOutWithExitCodeTwo(t *testing.T) {
 	if r.code() != exitNotDone || r.err.Error() != want {
 		t.Errorf("exit code %d with %v, want %d with %q", r.code(), r.err, exitNotDone, want)
 	}
+}
+
+// A timeout only means something while waiting, so --timeout alone
+// watches, as kubectl argo rollouts status --timeout does.
+func TestStatus_TimeoutWithoutWatchWatches(t *testing.T) {
+	progressing := notReady(platformv1.PhaseProgressing, "", platformv1.ReasonRollingOut, "v2.1.0 (333): 1/2 pods updated and ready")
+	t.Run("until the release ends", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		c := newClient(t, afterWatch(ctx, func(ctx context.Context, c client.Client) {
+			rollOut(ctx, c, progressing, notReady(platformv1.PhaseDegraded, "", platformv1.ReasonRolledBack, "rolled back"))
+		}), withStatus(progressing))
+		r := execute(t, c, "", "status", "api", "--timeout", "30s")
+		if r.code() != exitFailed || !strings.HasSuffix(r.out, "api Degraded: rolled back\n") {
+			t.Errorf("exit code %d (%v) after %q, want %d after the rollback was seen", r.code(), r.err, r.out, exitFailed)
+		}
+	})
+	t.Run("until the timeout passes", func(t *testing.T) {
+		r := execute(t, newClient(t, interceptor.Funcs{}, withStatus(progressing)), "", "status", "api", "--timeout", "300ms")
+		want := "api is not released yet after 300ms: Progressing: v2.1.0 (333): 1/2 pods updated and ready"
+		if r.code() != exitNotDone || r.err == nil || r.err.Error() != want {
+			t.Errorf("exit code %d with %v, want %d with %q", r.code(), r.err, exitNotDone, want)
+		}
+	})
+	t.Run("a verdict at once needs no wait", func(t *testing.T) {
+		r := execute(t, newClient(t, interceptor.Funcs{}, released()), "", "status", "api", "--timeout", "1m")
+		if r.code() != exitReleased || r.out != "api Healthy: v2.0.0 (222): 2/2 pods ready\napi: v2.0.0 (222) is released\n" {
+			t.Errorf("exit code %d (%v) with %q, want %d and the released line", r.code(), r.err, r.out, exitReleased)
+		}
+	})
 }
 
 func TestStatus_WatchOfADeletedAppCannotTell(t *testing.T) {

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeploy
 
@@ -21,7 +8,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -32,20 +22,26 @@ import (
 func newUndoCommand(o *options) *cobra.Command {
 	var to string
 	printFlags := core.NewActionPrintFlags("set back", o.Scheme)
-	cmd := o.onApp(&cobra.Command{
+	cmd := apps.On(o.Options, &cobra.Command{
 		Use:   "undo NAME",
-		Short: "Put a version promoted before back in the spec (its image and version only)",
-		Long: `Change the AppDeployment's spec back to a version promoted before, recorded in
-status.revisions: by default the newest one whose image or version differs
-from the spec's (the one before the stable version when the spec's version is
-stable; the stable version itself when the spec asks for one not promoted),
-or the one --to-revision names by its revision hash or its version.
+		Short: "Put a revision promoted before back in the spec, its pod template whole",
+		Long: `Change the AppDeployment's spec back to a revision promoted before, recorded in
+status.revisions: by default the newest one other than the spec's own (the
+one before the stable revision when the spec's is stable; the stable one
+itself when the spec asks for one not promoted), or the one --to-revision
+names by its revision hash or its version.
 
-Only spec.image and spec.version come back. Everything else in the spec
-(env, resources, command, health check, strategy) stays as it is now, so the
-pods are those of the old revision only if nothing else changed since. The
-operator then releases the spec as any other change: a revision promoted
-before, with the same pod template, goes back at once without a canary.
+Every field that makes the pods comes back, from the ControllerRevision the
+operator keeps for the revision: image, version, command, args, env,
+resources, port, healthCheck, serviceAccountName and template. The replicas,
+the strategy and the rollback policy stay as they are now. A revision
+promoted before the operator kept ControllerRevisions has only its image and
+version recorded: those come back, and undo says so. The operator then
+releases the spec as any other change: a revision promoted before, with the
+same pod template, goes back at once without a canary.
+An AppDeployment that adopts a Deployment (spec.workloadRef) takes its pods
+from that Deployment's template: undo refuses it, and that Deployment (or
+the release that manages it) is what to roll back.
 Since this changes the spec, a GitOps tool that manages the AppDeployment
 sees the change and may revert it: change its source as well.`,
 		Example: `  kubectl appdeploy undo order-service
@@ -66,23 +62,36 @@ sees the change and may revert it: change its source as well.`,
 			if err != nil {
 				return err
 			}
+			kept, err := revisionFields(ctx, c, ad, target.Revision)
+			if err != nil {
+				return apps.Explain(err, ad.Name, ad.Namespace)
+			}
 			what := fmt.Sprintf("%s (revision %s, image %s)", core.OrDash(target.Version), target.Revision, target.Image)
-			if target.Image == ad.Spec.Image && target.Version == release.Version(&ad.Spec) {
+			desired := ad.Spec.DeepCopy()
+			if kept != nil {
+				release.SetPodFields(desired, kept)
+			} else {
+				setBack(desired, target)
+			}
+			if equality.Semantic.DeepEqual(release.PodFields(desired), release.PodFields(&ad.Spec)) {
 				printFlags.NamePrintFlags.Operation = "skipped: the spec already asks for " + what
 				break
 			}
 			patch := client.MergeFromWithOptions(ad.DeepCopy(), client.MergeFromWithOptimisticLock{})
-			setBack(&ad.Spec, target)
+			ad.Spec = *desired
 			err = c.Patch(ctx, ad, patch)
 			if err == nil {
 				printFlags.NamePrintFlags.Operation = "spec set back to " + what
+				if kept == nil {
+					printFlags.NamePrintFlags.Operation += "; its image and version only: no ControllerRevision keeps the rest of it"
+				}
 				break
 			}
 			if !apierrors.IsConflict(err) {
-				return explain(err, ad.Name, ad.Namespace)
+				return apps.Explain(err, ad.Name, ad.Namespace)
 			}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(ad), ad); err != nil {
-				return explain(err, ad.Name, ad.Namespace)
+				return apps.Explain(err, ad.Name, ad.Namespace)
 			}
 			if ad.Generation != generation || attempt >= undoAttempts {
 				return fmt.Errorf("appdeployment %q: its spec changed while undo was reading it: run undo again", ad.Name)
@@ -103,20 +112,57 @@ sees the change and may revert it: change its source as well.`,
 // status writes.
 const undoAttempts = 5
 
+// revisionFields reads the pod fields of an AppDeployment's revision from
+// the ControllerRevision the operator keeps for it; nil when there is none
+// (a revision promoted before the operator kept them).
+func revisionFields(ctx context.Context, c client.Client, ad *platformv1.AppDeployment,
+	revision string) (*platformv1.AppDeploymentSpec, error) {
+	cr := &appsv1.ControllerRevision{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: release.RevisionName(ad.Name, revision)}, cr)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !metav1.IsControlledBy(cr, ad) || cr.Labels[platformv1.RevisionLabel] != revision:
+		// Not the operator's record of this revision: a name taken by
+		// something else is no record of it.
+		return nil, nil
+	}
+	return release.RevisionSpec(cr)
+}
+
 // undoTarget is the promoted revision undo sets the spec back to: the one
 // to names (a revision hash or a version; the newest of a version), or by
 // default the newest whose image or version differs from the spec's. An
-// error says why there is none.
+// error says why there is none, and an AppDeployment that adopts a
+// Deployment has none: its pods are that Deployment's to roll back.
 func undoTarget(ad *platformv1.AppDeployment, to string) (platformv1.Revision, error) {
+	if ad.Spec.Adopts() {
+		// The pods come from the referenced Deployment's template, which
+		// the AppDeployment's spec does not hold: setting the spec back
+		// would change nothing the pods run, and a template put in the
+		// spec is refused beside workloadRef.
+		ref := ad.Spec.WorkloadRef.Name
+		return platformv1.Revision{}, fmt.Errorf("appdeployment %q takes its pods from deployment %q (spec.workloadRef): "+
+			"roll back that Deployment instead (for example `kubectl rollout undo deployment/%s -n %s`, or the release "+
+			"that manages it); the AppDeployment releases the change by its strategy", ad.Name, ref, ref, ad.Namespace)
+	}
 	revisions := ad.Status.Revisions
 	if len(revisions) == 0 {
 		return platformv1.Revision{}, fmt.Errorf("appdeployment %q has no promoted revision to go back to (status.revisions is empty)", ad.Name)
 	}
 	var target *platformv1.Revision
+	// The spec's own revision, when the status describes the spec: any
+	// other is a change, a template's included.
+	current := ""
+	if ad.Status.ObservedGeneration == ad.Generation {
+		current = ad.Status.CurrentRevision
+	}
 	for i := range revisions {
 		r := &revisions[i]
-		if to != "" && (r.Revision == to || r.Version == to) ||
-			to == "" && (r.Image != ad.Spec.Image || r.Version != release.Version(&ad.Spec)) {
+		other := r.Image != ad.Spec.Image || r.Version != release.Version(&ad.Spec) || current != "" && r.Revision != current
+		if to != "" && (r.Revision == to || r.Version == to) || to == "" && other {
 			target = r
 			break
 		}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package core is what every kubectl plugin of this project shares, so that
 // `kubectl stask` and the plugins that follow it connect, print, wait and
@@ -29,6 +16,13 @@ limitations under the License.
 //   - WaitFor and Progress: waiting on one object through a watch.
 //   - Explainer and ExitError: errors that say what to do, and exit codes.
 //   - EventsAbout and WriteEvents: the events of one object.
+//   - Plugin: the root command (kubectl's flags, streams, errors left to
+//     Execute) and Main for the binary.
+//   - Kind: finding the object a command names (On, Show), listing a kind
+//     as kubectl get does (List, Scope), and its error explanations.
+//   - ObjectTable, Tree and Columns: the tables and trees commands draw.
 //
-// A plugin's own package holds only its kinds' commands and columns.
+// A plugin's own package is a descriptor over these: its Plugin, its Kinds,
+// and its commands, columns and descriptions. clitest runs a plugin in
+// tests against a fake cluster.
 package core

@@ -1,23 +1,11 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package core
 
 import (
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,6 +100,15 @@ func (o *Options) Now() time.Time { return o.Clock.Now() }
 // OutIsTerminal reports whether results go to a terminal, where progress
 // may be redrawn in place and colour is drawn rather than stored.
 func (o *Options) OutIsTerminal() bool { return IsTerminal(o.IOStreams.Out) }
+
+// Open opens a file a command reads, "-" being standard input as in
+// kubectl apply -f -. Closing standard input's reader leaves it open.
+func (o *Options) Open(file string) (io.ReadCloser, error) {
+	if file == "-" {
+		return io.NopCloser(o.IOStreams.In), nil
+	}
+	return os.Open(file)
+}
 
 // CompleteNames completes a command's first argument with the names of
 // newList's kind in the namespace, read from the cluster.

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package core
 
@@ -24,6 +11,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 )
 
@@ -41,6 +29,22 @@ type TableOptions struct {
 	Color bool
 	// Palette is what Color paints.
 	Palette Palette
+}
+
+// ObjectTable is a table of columns with a row for each of objects, whose
+// cells are cells(object). Each row carries its object, from which the
+// table printer reads the namespace that -A shows and which -o wide may
+// need; a plugin's tables differ only in their cells.
+func ObjectTable[T any, P interface {
+	*T
+	runtime.Object
+}](columns []metav1.TableColumnDefinition, objects []T, cells func(P) []any) *metav1.Table {
+	t := &metav1.Table{ColumnDefinitions: columns}
+	for i := range objects {
+		obj := P(&objects[i])
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: cells(obj), Object: runtime.RawExtension{Object: obj}})
+	}
+	return t
 }
 
 // PrintTable prints table as kubectl prints its tables, through

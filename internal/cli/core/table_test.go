@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package core
 
@@ -94,5 +81,25 @@ func TestNoResources_SaysWhereNothingWasFound(t *testing.T) {
 	NoResources(&b, "", true)
 	if diff := cmp.Diff("No resources found in team namespace.\nNo resources found\n", b.String()); diff != "" {
 		t.Errorf("NoResources (-want +got):\n%s", diff)
+	}
+}
+
+func TestObjectTable_ARowPerObjectCarryingIt(t *testing.T) {
+	pods := []corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "first"}, Spec: corev1.PodSpec{NodeName: "node-0"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "second"}, Spec: corev1.PodSpec{NodeName: "node-1"}},
+	}
+	columns := []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name"}, {Name: "Node", Type: "string"}}
+	table := ObjectTable(columns, pods, func(p *corev1.Pod) []any { return []any{p.Name, p.Spec.NodeName} })
+	var b strings.Builder
+	if err := PrintTable(&b, table, TableOptions{WithNamespace: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := "NAMESPACE   NAME     NODE\nteam-a      first    node-0\nteam-b      second   node-1\n"
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("table (-want +got):\n%s", diff)
+	}
+	if table.Rows[1].Object.Object != &pods[1] {
+		t.Errorf("row 1 carries %v, want the second pod itself", table.Rows[1].Object.Object)
 	}
 }

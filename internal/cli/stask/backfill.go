@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -51,7 +38,7 @@ func backfillTime(flag, v string) (time.Time, error) {
 func newBackfillCommand(o *options) *cobra.Command {
 	var from, to string
 	var yes, force bool
-	cmd := o.onTask(&cobra.Command{
+	cmd := tasks.On(o.Options, &cobra.Command{
 		Use:   "backfill NAME --from T1 --to T2",
 		Short: "Run a task once for each fire time of a past window",
 		Long: `Create one TaskRun with trigger Backfill for each time the task's schedule
@@ -174,7 +161,7 @@ func createBackfillRun(ctx context.Context, c client.Client, st *platformv1.Sche
 		err = c.Create(ctx, tr)
 	}
 	if err != nil {
-		return nil, explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
+		return nil, tasks.Explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
 	}
 	return tr, nil
 }

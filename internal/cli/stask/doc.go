@@ -1,23 +1,12 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package stask implements `kubectl stask`, the kubectl plugin for
 // ScheduleTasks and their TaskRuns: listing, describing and driving them,
 // and checking schedules and manifests offline. What any plugin of the
-// project shares (connection flags, printers, waiting, errors) is in
+// project shares (the root command and connection flags, finding and
+// listing objects, printers, tables and trees, waiting, errors) is in
 // internal/cli/core; this package holds the ScheduleTask commands and their
-// columns only. cmd/kubectl-stask calls NewRootCommand.
+// columns only, as a descriptor over core (Plugin, and the Kind tasks).
+// cmd/kubectl-stask runs Plugin.
 package stask

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -44,35 +31,28 @@ const (
 )
 
 func newGetCommand(o *options) *cobra.Command {
-	printFlags := core.NewPrintFlags()
-	cmd := o.onTask(&cobra.Command{
+	return tasks.Show(o.Options, &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a task: its spec in brief, conditions, next runs, recent runs and events",
 		Long: `Show a task: its spec in brief, conditions, next runs, recent runs and events.
 With -o wide, the task's row of list; with any other -o, the ScheduleTask itself.`,
 		Example: `  kubectl stask get data-check
   kubectl stask get data-check -o yaml`,
-	}, printFlags.Validate, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
-		ns := st.Namespace
-		if !printFlags.Human() {
-			return printFlags.Print(o.Out(), o.Scheme, st)
-		}
-		runs, err := taskRunsOf(ctx, c, ns, st.Name)
+	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask, printFlags *core.PrintFlags) error {
+		runs, err := taskRunsOf(ctx, c, st.Namespace, st.Name)
 		if err != nil {
 			return err
 		}
 		if printFlags.Wide() {
-			table := taskTable([]platformv1.ScheduleTask{*st}, map[string][]platformv1.TaskRun{ns + "/" + st.Name: runs}, o.Now())
+			table := taskTable([]platformv1.ScheduleTask{*st}, map[string][]platformv1.TaskRun{st.Namespace + "/" + st.Name: runs}, o.Now())
 			return o.PrintTable(table, printFlags, false, palette)
 		}
-		events, err := core.EventsAbout(ctx, c, "ScheduleTask", st, recentEvents)
+		events, err := core.EventsAbout(ctx, c, tasks.Name, st, recentEvents)
 		if err != nil {
 			return err
 		}
 		return describeTask(o.Out(), st, runs, events, o.Now())
 	})
-	printFlags.AddFlags(cmd)
-	return cmd
 }
 
 // missedCell says how many fire times the task missed and what its policy

@@ -1,55 +1,29 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/cli/core/clitest"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
 // now is the time of every test; the schedules below fire at fixed times
 // after it.
-var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+var now = clitest.Now
 
-func at(d time.Duration) *metav1.Time { return ptr.To(metav1.NewTime(now.Add(d))) }
-
-// noWatchList is a fake client that says it cannot stream a watch's initial
-// list, so that run --wait's informer lists first, as client-go's fakes ask.
-type noWatchList struct{ client.WithWatch }
-
-func (noWatchList) IsWatchListSemanticsUnSupported() bool { return true }
+func at(d time.Duration) *metav1.Time { return clitest.At(d) }
 
 // cluster is what the command tests read: two tasks in team with three
 // runs and an event, and a task in another namespace.
@@ -95,37 +69,17 @@ func cluster() []client.Object {
 // newClient is a fake cluster holding objs, with funcs in front of it.
 func newClient(t *testing.T, funcs interceptor.Funcs, objs ...client.Object) client.WithWatch {
 	t.Helper()
-	scheme, err := Scheme()
+	scheme, err := Plugin.Scheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).WithInterceptorFuncs(funcs).
-		// Field selectors on events, as the API server answers them.
-		WithIndex(&eventsv1.Event{}, "regarding.name", func(o client.Object) []string { return []string{o.(*eventsv1.Event).Regarding.Name} }).
-		WithIndex(&eventsv1.Event{}, "regarding.kind", func(o client.Object) []string { return []string{o.(*eventsv1.Event).Regarding.Kind} }).
-		Build()
+	return clitest.NewClient(t, scheme, funcs, objs)
 }
 
 // execute runs the plugin in-process against c, in namespace team at now,
 // and returns its standard output and error.
 func execute(t *testing.T, c client.WithWatch, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	scheme, err := Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out, errOut bytes.Buffer
-	o := &options{Options: core.NewOptions(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, scheme)}
-	o.NewClient = func() (client.WithWatch, error) { return noWatchList{c}, nil }
-	o.Clock = clocktesting.NewFakePassiveClock(now)
-	// An empty kubeconfig, so the namespace comes from -n and nothing from
-	// the machine the test runs on.
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := newRootCommand(o)
-	cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig, "-n", "team"}, args...))
-	err = cmd.Execute()
-	return out.String(), errOut.String(), err
+	r := clitest.Execute(t, Plugin, c, stdin, args...)
+	return r.Out, r.ErrOut, r.Err
 }

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -24,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,7 +21,7 @@ import (
 func newHistoryCommand(o *options) *cobra.Command {
 	var limit int
 	printFlags := core.NewPrintFlags()
-	cmd := o.onTask(&cobra.Command{
+	cmd := tasks.On(o.Options, &cobra.Command{
 		Use:   "history NAME",
 		Short: "List a task's runs, newest first, with a summary",
 		Example: `  kubectl stask history data-check --limit 20
@@ -97,9 +83,7 @@ var runColumns = []metav1.TableColumnDefinition{
 
 // runTable is the table of runs.
 func runTable(runs []platformv1.TaskRun, now time.Time) *metav1.Table {
-	t := &metav1.Table{ColumnDefinitions: runColumns}
-	for i := range runs {
-		tr := &runs[i]
+	return core.ObjectTable(runColumns, runs, func(tr *platformv1.TaskRun) []any {
 		start, dur := "-", "-"
 		if tr.Status.StartTime != nil {
 			start = core.Relative(tr.Status.StartTime.Time, now)
@@ -109,11 +93,7 @@ func runTable(runs []platformv1.TaskRun, now time.Time) *metav1.Table {
 		if tr.Status.ExitCode != nil {
 			exit = fmt.Sprint(*tr.Status.ExitCode)
 		}
-		t.Rows = append(t.Rows, metav1.TableRow{
-			Cells: []any{tr.Name, string(tr.Spec.Trigger), core.OrDash(string(tr.Status.Phase)), start, dur,
-				core.OrDash(tr.Status.Reason), exit, tr.Status.Attempts, core.OrDash(tr.Status.PodName)},
-			Object: runtime.RawExtension{Object: tr},
-		})
-	}
-	return t
+		return []any{tr.Name, string(tr.Spec.Trigger), core.OrDash(string(tr.Status.Phase)), start, dur,
+			core.OrDash(tr.Status.Reason), exit, tr.Status.Attempts, core.OrDash(tr.Status.PodName)}
+	})
 }

@@ -1,32 +1,16 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,63 +20,22 @@ import (
 )
 
 func newListCommand(o *options) *cobra.Command {
-	var all bool
-	var selector string
-	printFlags := core.NewPrintFlags()
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List ScheduleTasks with their last and next runs",
+	return tasks.List(o.Options, &cobra.Command{
+		Short: "List ScheduleTasks with their last and next runs",
 		Example: `  kubectl stask list
   kubectl stask list -A -l team=data
   kubectl stask list -o yaml
   kubectl stask list -o jsonpath='{.items[*].metadata.name}'`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := printFlags.Validate(); err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			c, ns, err := o.Connect()
-			if err != nil {
-				return err
-			}
+	}, "tasks", "team=data", palette,
+		func(ctx context.Context, c client.Client, list *platformv1.ScheduleTaskList, namespaces []client.ListOption) (*metav1.Table, error) {
 			// The label selector is the tasks'; runs are found by the task
 			// they name, so they are listed with the namespace only.
-			var nsOpts []client.ListOption
-			if !all {
-				nsOpts = append(nsOpts, client.InNamespace(ns))
-			}
-			opts := slices.Clone(nsOpts)
-			if selector != "" {
-				sel, err := labels.Parse(selector)
-				if err != nil {
-					return fmt.Errorf("invalid selector %q: %w", selector, err)
-				}
-				opts = append(opts, client.MatchingLabelsSelector{Selector: sel})
-			}
-			var tasks platformv1.ScheduleTaskList
-			if err := c.List(ctx, &tasks, opts...); err != nil {
-				return explain(err, "", ns)
-			}
-			if !printFlags.Human() {
-				return printFlags.Print(o.Out(), o.Scheme, &tasks)
-			}
-			if len(tasks.Items) == 0 {
-				core.NoResources(o.IOStreams.ErrOut, ns, all)
-				return nil
-			}
-			runs, err := runsByTask(ctx, c, nsOpts)
+			runs, err := runsByTask(ctx, c, namespaces)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			return o.PrintTable(taskTable(tasks.Items, runs, o.Now()), printFlags, all, palette)
-		},
-	}
-	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "list tasks in every namespace")
-	cmd.Flags().StringVarP(&selector, "selector", "l", "", "label selector, e.g. team=data")
-	printFlags.AddFlags(cmd)
-	return cmd
+			return taskTable(list.Items, runs, o.Now()), nil
+		})
 }
 
 // runsByTask lists the TaskRuns where the tasks are, keyed by namespace/task.
@@ -128,24 +71,17 @@ var taskColumns = []metav1.TableColumnDefinition{
 
 // taskTable is the table of tasks; runs are keyed by namespace/task.
 func taskTable(tasks []platformv1.ScheduleTask, runs map[string][]platformv1.TaskRun, now time.Time) *metav1.Table {
-	t := &metav1.Table{ColumnDefinitions: taskColumns}
-	for i := range tasks {
-		st := &tasks[i]
+	return core.ObjectTable(taskColumns, tasks, func(st *platformv1.ScheduleTask) []any {
 		last := "-"
 		if st.Status.LastScheduleTime != nil {
 			last = core.Relative(st.Status.LastScheduleTime.Time, now)
 		}
-		t.Rows = append(t.Rows, metav1.TableRow{
-			Cells: []any{
-				st.Name, scheduleCell(st), core.OrDash(ptr.Deref(st.Spec.TimeZone, "")), suspendedCell(st),
-				len(st.Status.ActiveRuns), last, core.OrDash(string(st.Status.LastResult)), nextRun(st, now),
-				success(runs[st.Namespace+"/"+st.Name]), freshCell(st), st.Spec.Image, string(st.Spec.ConcurrencyPolicy),
-			},
-			// The printer reads the namespace of -A from the object.
-			Object: runtime.RawExtension{Object: st},
-		})
-	}
-	return t
+		return []any{
+			st.Name, scheduleCell(st), core.OrDash(ptr.Deref(st.Spec.TimeZone, "")), suspendedCell(st),
+			len(st.Status.ActiveRuns), last, core.OrDash(string(st.Status.LastResult)), nextRun(st, now),
+			success(runs[st.Namespace+"/"+st.Name]), freshCell(st), st.Spec.Image, string(st.Spec.ConcurrencyPolicy),
+		}
+	})
 }
 
 // effectiveSchedule is the schedule the task's CronJob runs: its H fields

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -46,7 +33,7 @@ func newLogsCommand(o *options) *cobra.Command {
 			}
 			runName := args[0]
 			if last {
-				st, err := getTask(ctx, c, ns, args[0])
+				st, err := tasks.Get(ctx, c, ns, args[0])
 				if err != nil {
 					return err
 				}
@@ -60,7 +47,7 @@ func newLogsCommand(o *options) *cobra.Command {
 				if apierrors.IsNotFound(err) {
 					return fmt.Errorf("taskrun %q not found in namespace %q (for a task's latest run: kubectl stask logs TASK --last)", runName, ns)
 				}
-				return explainer.Explain(err, "TaskRun", runName, ns)
+				return tasks.Explainer.Explain(err, "TaskRun", runName, ns)
 			}
 			if tr.Status.PodName == "" {
 				return fmt.Errorf("run %s has no pod yet (phase %s)", tr.Name, core.OrDash(string(tr.Status.Phase)))
@@ -80,7 +67,7 @@ func newLogsCommand(o *options) *cobra.Command {
 				return fmt.Errorf("the pod %s of run %s is gone (its Job was cleaned up by the task's history limit); its logs went with it", tr.Status.PodName, tr.Name)
 			}
 			if err != nil {
-				return explainer.Explain(err, "Pod", tr.Status.PodName, ns)
+				return tasks.Explainer.Explain(err, "Pod", tr.Status.PodName, ns)
 			}
 			defer stream.Close()
 			_, err = io.Copy(o.Out(), stream)

@@ -1,26 +1,10 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -117,17 +101,12 @@ Exits 1 when a manifest has a problem.`,
 // is reported as skipped, so that a file lint passed is never taken for one
 // it checked.
 func lintFile(o *options, file string) (int, error) {
-	var data []byte
-	var err error
-	if file == "-" {
-		data, err = io.ReadAll(o.IOStreams.In)
-	} else {
-		data, err = os.ReadFile(file)
-	}
+	in, err := o.Open(file)
 	if err != nil {
 		return 0, err
 	}
-	docs, err := yamldoc.Decode(bytes.NewReader(data))
+	defer func() { _ = in.Close() }()
+	docs, err := yamldoc.Decode(in)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", file, err)
 	}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -120,6 +107,36 @@ spec:
 		t.Fatalf("lint of a bad file returned %v, want exit code 1", err)
 	}
 	for _, want := range []string{"bad.yaml: broken: spec.schedule:", "bad.yaml: broken: spec.concurrencyPolicy:", "bad.yaml: broken: spec.backoffLimit: must be at least 0 (-1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = offline(t, `apiVersion: platform.example.com/v1
+kind: ScheduleTask
+metadata:
+  name: export
+spec:
+  schedule: "@daily"
+  image: busybox:1.36
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/managed-by: me
+    spec:
+      restartPolicy: Always
+      initContainers:
+      - name: fetch
+      volumes:
+      - name: creds
+        secret:
+          secretName: creds
+`, "lint", "-")
+	if !errors.As(err, &exit) || exit.Code != 1 {
+		t.Errorf("lint of a bad template returned %v, want exit code 1:\n%s", err, out)
+	}
+	for _, want := range []string{"export: spec.template.metadata.labels[app.kubernetes.io/managed-by]:",
+		"export: spec.template.spec.restartPolicy: supported values: \"Never\", \"OnFailure\" (Always)",
+		"export: spec.template.spec.initContainers[0].image: is required"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -46,7 +33,7 @@ func newRunCommand(o *options) *cobra.Command {
 	printFlags := core.NewActionPrintFlags("created", o.Scheme)
 	var printer printers.ResourcePrinter
 	var cmd *cobra.Command
-	cmd = o.onTask(&cobra.Command{
+	cmd = tasks.On(o.Options, &cobra.Command{
 		Use:   "run NAME [-- ARG...]",
 		Short: "Start a manual run of a task now",
 		Long: `Start a manual run of a ScheduleTask now: a TaskRun with trigger Manual, which
@@ -78,7 +65,7 @@ task's ServiceAccount); the run verb alone starts the task as written.`,
 		}
 		tr.Spec.Env = vars
 		if err := c.Create(ctx, tr); err != nil {
-			return explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
+			return tasks.Explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
 		}
 		if err := printer.PrintObj(tr, o.Out()); err != nil {
 			return err

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package stask
 
@@ -42,7 +29,7 @@ value of the platform.example.com/resume annotation). Both in one write.`}
 	}
 	printFlags := core.NewActionPrintFlags(verb, o.Scheme)
 	var printer printers.ResourcePrinter
-	cmd = o.onTask(cmd, func() (err error) {
+	cmd = tasks.On(o.Options, cmd, func() (err error) {
 		printer, err = printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
@@ -55,7 +42,7 @@ value of the platform.example.com/resume annotation). Both in one write.`}
 			st.Annotations[platformv1.ResumeAnnotation] = o.Now().UTC().Format(time.RFC3339Nano)
 		}
 		if err := c.Patch(ctx, st, patch); err != nil {
-			return explain(err, st.Name, st.Namespace)
+			return tasks.Explain(err, st.Name, st.Namespace)
 		}
 		return printer.PrintObj(st, o.Out())
 	})

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -28,7 +15,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/analysis"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/text"
 )
 
 // The analysis judges a canary against its criteria in Prometheus. What it
@@ -328,14 +315,14 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 			old = *o
 		}
 		cs := platformv1.CriterionStatus{
-			Name: r.Name, LastResult: r.Result, MeasuredAt: &at, Message: reconcileutil.Truncate(r.Message, 1024),
+			Name: r.Name, LastResult: r.Result, MeasuredAt: &at, Message: text.Truncate(r.Message, 1024),
 			Value: formatValue(r.Value), StableValue: formatValue(r.Stable), Samples: r.Samples,
 			Passes: ptr.To(count(old.Passes)), Fails: ptr.To(count(old.Fails)),
 			NoData: ptr.To(count(old.NoData)), Errors: ptr.To(count(old.Errors)),
 			ConsecutiveFails: ptr.To[int32](0), ConsecutiveNoData: ptr.To[int32](0),
 		}
 		if r.Threshold != "" {
-			cs.Threshold = reconcileutil.Truncate(r.Threshold, 1024)
+			cs.Threshold = text.Truncate(r.Threshold, 1024)
 		}
 		switch r.Result {
 		case platformv1.MeasurementPass:

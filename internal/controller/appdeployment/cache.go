@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -25,22 +12,25 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/cacheblock"
 )
 
 // CacheBlock is what the AppDeployment controller needs of the manager's
 // cache: the Deployments and Services it made, whole (a Deployment's
 // template is the stable version's only record while a canary runs), their
-// ReplicaSets as stubs (a pass reads only who controls them, see
-// observe) and their pods without their spec.
-func CacheBlock() reconcileutil.CacheBlock {
-	return reconcileutil.CacheBlock{
+// ReplicaSets as stubs of their metadata (a pass reads only who controls
+// them, see observe; index.ReplicaSetMetadata says why) and their pods without their
+// spec.
+func CacheBlock() cacheblock.Block {
+	return cacheblock.Block{
 		KindLabel: platformv1.AppNameLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
 			&appsv1.Deployment{}: nil,
 			&corev1.Service{}:    nil,
-			&appsv1.ReplicaSet{}: reconcileutil.StubTransform,
-			&corev1.Pod{}:        stripPod,
+			&appsv1.ReplicaSet{}: cacheblock.StubTransform,
+			// Each revision's pod fields, for undo (revisions.go).
+			&appsv1.ControllerRevision{}: nil,
+			&corev1.Pod{}:                stripPod,
 		},
 		// An application's pods are its Deployments' ReplicaSets' (observe
 		// checks both links by UID).

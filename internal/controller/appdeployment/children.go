@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -35,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -43,7 +30,7 @@ import (
 // the application short of pods: the stable Deployment first (it grows
 // before the canary shrinks), then the canary, then what is removed.
 func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *pass) error {
-	if p.obs.nameTaken != "" {
+	if p.obs.leftAlone() {
 		return nil
 	}
 	c := &p.children
@@ -59,6 +46,14 @@ func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *p
 			return err
 		}
 	}
+	if err := r.reconcileServices(ctx, ad, p); err != nil {
+		return err
+	}
+	// The route sends the canary its share only once its Service exists,
+	// and nothing once the canary is no longer wanted, before it goes.
+	if err := r.reconcileRoute(ctx, ad, p); err != nil {
+		return err
+	}
 	if c.removeCanary {
 		ctrl.LoggerFrom(ctx).Info("Removing canary Deployment", "deployment", klog.KObj(p.obs.canary))
 		if err := r.Delete(ctx, p.obs.canary, client.Preconditions{UID: &p.obs.canary.UID}); client.IgnoreNotFound(err) != nil {
@@ -71,7 +66,7 @@ func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *p
 			return fmt.Errorf("delete pod %s of an earlier canary attempt: %w", name, err)
 		}
 	}
-	return r.reconcileService(ctx, ad, p)
+	return r.reconcileRevisions(ctx, ad, p)
 }
 
 // applyDeployment applies the Deployment of a track. A nil template keeps
@@ -93,7 +88,7 @@ func (r *Reconciler) applyDeployment(ctx context.Context, ad *platformv1.AppDepl
 	}
 	d := &appsv1.Deployment{}
 	res, err := r.applier.Apply(ctx, ad, d, desired)
-	var notOwned *reconcileutil.NotControlledError
+	var notOwned *apply.NotControlledError
 	switch {
 	case errors.As(err, &notOwned):
 		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
@@ -101,7 +96,7 @@ func (r *Reconciler) applyDeployment(ctx context.Context, ad *platformv1.AppDepl
 	case err != nil:
 		return nil, err
 	}
-	if res != reconcileutil.ApplyUnchanged {
+	if res != apply.Unchanged {
 		ctrl.LoggerFrom(ctx).Info("Applied Deployment", "deployment", klog.KObj(d), "result", res,
 			"revision", revision, "replicas", replicas)
 	}
@@ -111,7 +106,7 @@ func (r *Reconciler) applyDeployment(ctx context.Context, ad *platformv1.AppDepl
 
 // desiredDeployment is the apply configuration of one track's Deployment.
 func desiredDeployment(ad *platformv1.AppDeployment, name, track string, template *corev1.PodTemplateSpec, replicas int32) (*appsv1ac.DeploymentApplyConfiguration, error) {
-	tmpl, err := reconcileutil.ApplyConfigurationOf[corev1ac.PodTemplateSpecApplyConfiguration](template)
+	tmpl, err := apply.ConfigurationOf[corev1ac.PodTemplateSpecApplyConfiguration](template)
 	if err != nil {
 		return nil, err
 	}
@@ -165,38 +160,62 @@ func ownerReference(ad *platformv1.AppDeployment) *metav1ac.OwnerReferenceApplyC
 		WithName(ad.Name).WithUID(ad.UID).WithController(true).WithBlockOwnerDeletion(true)
 }
 
-// reconcileService keeps the Service that exposes spec.port, selecting the
-// pods of both tracks so that traffic divides by ready pods; without a port
-// there is no Service.
-func (r *Reconciler) reconcileService(ctx context.Context, ad *platformv1.AppDeployment, p *pass) error {
-	if ad.Spec.Port == 0 {
-		svc := &corev1.Service{}
-		err := r.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: ad.Name}, svc)
+// reconcileServices keeps the Services that expose spec.port: <name>,
+// selecting the pods of both tracks so that traffic divides by ready pods
+// or, for a weighted canary, the stable pods only, beside <name>-canary
+// selecting the canary's, so that the route divides traffic by weight.
+// Without a port there is no Service.
+func (r *Reconciler) reconcileServices(ctx context.Context, ad *platformv1.AppDeployment, p *pass) error {
+	weighted := ad.Spec.Port != 0 && weightedSpec(ad)
+	stableTrack := "" // both tracks
+	if weighted {
+		stableTrack = platformv1.TrackStable
+	}
+	for _, svc := range []struct {
+		name   string
+		wanted bool
+		track  string
+	}{
+		{ad.Name, ad.Spec.Port != 0, stableTrack},
+		{ad.Name + platformv1.CanarySuffix, weighted, platformv1.TrackCanary},
+	} {
+		if !svc.wanted {
+			if err := r.deleteService(ctx, ad, svc.name); err != nil {
+				return err
+			}
+			continue
+		}
+		obj := &corev1.Service{}
+		res, err := r.applier.Apply(ctx, ad, obj, desiredService(ad, svc.name, svc.track))
+		var notOwned *apply.NotControlledError
 		switch {
-		case apierrors.IsNotFound(err):
+		case errors.As(err, &notOwned):
+			p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
 			return nil
 		case err != nil:
-			return fmt.Errorf("get Service %s: %w", ad.Name, err)
-		case !metav1.IsControlledBy(svc, ad):
-			return nil
+			return err
 		}
-		r.applier.Forget(client.ObjectKeyFromObject(svc))
-		if err := r.Delete(ctx, svc, client.Preconditions{UID: &svc.UID}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete Service %s: %w", ad.Name, err)
-		}
-		return nil
+		r.noteRepairs(p, serviceKind, client.ObjectKeyFromObject(obj), res)
 	}
+	return nil
+}
+
+// deleteService deletes the Service name when ad controls it.
+func (r *Reconciler) deleteService(ctx context.Context, ad *platformv1.AppDeployment, name string) error {
 	svc := &corev1.Service{}
-	res, err := r.applier.Apply(ctx, ad, svc, DesiredService(ad))
-	var notOwned *reconcileutil.NotControlledError
+	err := r.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: name}, svc)
 	switch {
-	case errors.As(err, &notOwned):
-		p.obs.nameTaken = notOwned.Kind + " " + notOwned.Name
+	case apierrors.IsNotFound(err):
 		return nil
 	case err != nil:
-		return err
+		return fmt.Errorf("get Service %s: %w", name, err)
+	case !metav1.IsControlledBy(svc, ad):
+		return nil
 	}
-	r.noteRepairs(p, serviceKind, client.ObjectKeyFromObject(svc), res)
+	r.applier.Forget(client.ObjectKeyFromObject(svc))
+	if err := r.Delete(ctx, svc, client.Preconditions{UID: &svc.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete Service %s: %w", name, err)
+	}
 	return nil
 }
 
@@ -207,32 +226,43 @@ const (
 )
 
 // noteRepairs asks for a pass when the repair of a child someone changed
-// again was held back (see reconcileutil.RepairBackoff), and records
+// again was held back (see apply.RepairBackoff), and records
 // whether the child is contested, for the ChildContested condition.
-func (r *Reconciler) noteRepairs(p *pass, kind string, key client.ObjectKey, res reconcileutil.ApplyResult) {
-	if res == reconcileutil.ApplyDeferred {
+func (r *Reconciler) noteRepairs(p *pass, kind string, key client.ObjectKey, res apply.Result) {
+	if res == apply.Deferred {
 		p.wakeAt(p.exact.Add(r.applier.RepairWait(kind, key)))
 	}
 	c := r.applier.Contest(kind, key)
 	if c.Contested {
 		p.wakeAt(p.exact.Add(c.EndsIn))
 	}
-	p.contests = append(p.contests, reconcileutil.ContestedChild{
-		Key: reconcileutil.RepairKey{Kind: kind, NamespacedName: key}, Contest: c})
+	p.contests = append(p.contests, apply.ContestedChild{
+		Key: apply.RepairKey{Kind: kind, NamespacedName: key}, Contest: c})
 }
 
 // DesiredService is the apply configuration of the Service that exposes
 // spec.port of ad, selecting the pods of both tracks so that traffic divides
 // by ready pods. The benchmark's bare client applies the very same object.
 func DesiredService(ad *platformv1.AppDeployment) *corev1ac.ServiceApplyConfiguration {
-	return corev1ac.Service(ad.Name, ad.Namespace).
+	return desiredService(ad, ad.Name, "")
+}
+
+// desiredService is the apply configuration of a Service name exposing
+// spec.port of ad, selecting the pods of one track, or of both when track
+// is empty.
+func desiredService(ad *platformv1.AppDeployment, name, track string) *corev1ac.ServiceApplyConfiguration {
+	selector := map[string]string{platformv1.AppNameLabel: ad.Name}
+	if track != "" {
+		selector[platformv1.TrackLabel] = track
+	}
+	return corev1ac.Service(name, ad.Namespace).
 		WithLabels(map[string]string{
 			platformv1.AppNameLabel:   ad.Name,
 			platformv1.ManagedByLabel: platformv1.ManagedByValue,
 		}).
 		WithOwnerReferences(ownerReference(ad)).
 		WithSpec(corev1ac.ServiceSpec().
-			WithSelector(map[string]string{platformv1.AppNameLabel: ad.Name}).
+			WithSelector(selector).
 			WithPorts(corev1ac.ServicePort().
 				WithName("http").WithProtocol(corev1.ProtocolTCP).
 				WithPort(ad.Spec.Port).WithTargetPort(intstr.FromString("http"))))

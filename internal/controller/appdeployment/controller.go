@@ -1,24 +1,11 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -30,29 +17,24 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/analysis"
-	"github.com/example/platform-operator/internal/metrics"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/apply"
+	"github.com/example/platform-operator/internal/cacheblock"
+	"github.com/example/platform-operator/internal/chain"
+	"github.com/example/platform-operator/internal/expectations"
+	"github.com/example/platform-operator/internal/index"
+	"github.com/example/platform-operator/internal/objstatus"
+	"github.com/example/platform-operator/internal/predicates"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
 // ControllerName names the controller in logs, metrics and traces.
 const ControllerName = "appdeployment"
-
-// podAppField indexes pods by their application's name, so a pass finds its
-// pods without scanning every pod of the namespace.
-const podAppField = "metadata.labels." + platformv1.AppNameLabel
-
-// replicaSetAppField indexes ReplicaSets by their application's name (the
-// Deployment controller copies the pod template's labels onto them), so a
-// pass finds its Deployments' ReplicaSets without scanning the namespace's.
-const replicaSetAppField = "metadata.labels." + platformv1.AppNameLabel
 
 // FieldManager names the controller in the managedFields of its children.
 const FieldManager = "platform-operator-appdeployment"
@@ -71,30 +53,48 @@ type Reconciler struct {
 	// manager has no Prometheus address, and then analysed canaries hold
 	// with ProviderError.
 	Prometheus analysis.Provider
+	// WorkloadPoll is how often an AppDeployment with a workloadRef reads
+	// its Deployment again; DefaultWorkloadPoll when zero.
+	WorkloadPoll time.Duration
 	// Scope confines every query of the analysis to the AppDeployment's
 	// namespace.
 	Scope analysis.Scope
+	// GatewayAPI says whether the cluster serves the Gateway API's
+	// HTTPRoute, which weighted canaries move; without it they pause.
+	GatewayAPI bool
+	// RouteAcceptTimeout is how long a weighted step waits for the
+	// gateways to accept its weight before it pauses with
+	// RouteNotAccepted; DefaultRouteAcceptTimeout when zero.
+	RouteAcceptTimeout time.Duration
 	// MaxInFlight and MaxInFlightPerNamespace bound the measurements
 	// running at once, in all and of one namespace; zero takes
 	// DefaultMaxInFlight and DefaultMaxInFlightPerNamespace.
 	MaxInFlight, MaxInFlightPerNamespace int
 
 	// applier applies the children, writing only on change.
-	applier reconcileutil.Applier
+	applier apply.Applier
 	// writes tells a cached AppDeployment that this manager's status writes
 	// have replaced.
-	writes reconcileutil.OwnWrites
+	writes expectations.OwnWrites
 	// measurer queries Prometheus off the workers.
 	measurer *measurer
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=appdeployments,verbs=get;list;watch
 // +kubebuilder:rbac:groups=platform.example.com,resources=appdeployments/status,verbs=get;update;patch
+// The children's owner references block the AppDeployment's deletion,
+// which an API server enforcing owner-reference permissions allows only
+// with update on its finalizers.
+// +kubebuilder:rbac:groups=platform.example.com,resources=appdeployments/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=deployments/scale,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// A weighted canary sets the weights of its HTTPRoute; admission lets only
+// an author who may update the route name it (mayNotRoute).
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;update
 
 // Reconcile brings one AppDeployment's children and status in line with its
 // spec and its release.
@@ -108,11 +108,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !ad.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.restoreWorkload(ctx, ad)
 	}
 	if r.writes.Stale(string(ad.UID), ad.ResourceVersion) {
 		// The event of our own newer write starts the next pass.
 		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	if wrote, err := r.finalizeWorkload(ctx, ad); err != nil || wrote {
+		// The echo of the write is dropped: ask for the pass.
+		return ctrl.Result{RequeueAfter: time.Millisecond}, err
 	}
 	return r.reconcile(ctx, ad)
 }
@@ -126,20 +130,49 @@ func (r *Reconciler) reconcile(ctx context.Context, ad *platformv1.AppDeployment
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	obs.measured = r.measurer.latest(client.ObjectKeyFromObject(ad))
-	p := newPass(ad, obs, r.Clock.Now())
-	p.decide()
-	if err := r.act(ctx, ad, p); err != nil {
+	if err := r.observeWorkload(ctx, ad, obs); err != nil {
 		return ctrl.Result{}, err
+	}
+	if err := r.observeRoute(ctx, ad, obs); err != nil {
+		return ctrl.Result{}, err
+	}
+	// With a workloadRef the pass runs the referenced Deployment's pod
+	// template; the stored object keeps its own spec.
+	run := ad
+	if obs.workload != nil {
+		run = withWorkload(ad, obs.workload)
+	}
+	obs.measured = r.measurer.latest(client.ObjectKeyFromObject(ad))
+	p := newPass(run, obs, r.Clock.Now())
+	p.routeTimeout = r.RouteAcceptTimeout
+	p.decide()
+	if ad.Spec.Adopts() {
+		p.wakeAt(p.exact.Add(cmp.Or(r.WorkloadPoll, DefaultWorkloadPoll)))
+	}
+	// A child the API server refuses to apply is said in status, with its
+	// answer, before the error goes back for a retry with back-off.
+	actErr := r.act(ctx, run, p)
+	if actErr != nil {
+		msg, refused := refusedApply(actErr)
+		if !refused {
+			return ctrl.Result{}, actErr
+		}
+		p.applyRefused = msg
 	}
 	status := p.status()
 	recordChanged := p.recordChanged()
-	wrote, err := reconcileutil.WriteStatus(ctx, r.Client, ad, &ad.Status, status, &r.writes)
+	wrote, err := objstatus.Write(ctx, r.Client, ad, &ad.Status, status)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	if wrote {
 		r.emit(ad, p)
+	}
+	if actErr != nil {
+		return ctrl.Result{}, actErr
+	}
+	if err := r.scaleDownWorkload(ctx, ad, obs, &ad.Status); err != nil {
+		return ctrl.Result{}, err
 	}
 	if p.measure != nil {
 		r.measurer.start(ad, p.measure)
@@ -163,33 +196,29 @@ func (r *Reconciler) forget(key types.NamespacedName) {
 // the Service it owns and the pods of the applications (by their name
 // label), so a pod that turns ready, restarts or cannot pull its image wakes
 // its AppDeployment at once.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
+	// Every write of a AppDeployment goes through the tracking client, so each is
+	// known to r.writes (a pass on a version it replaced is skipped, its echo
+	// wakes nothing).
+	r.Client = expectations.TrackWrites(r.Client, &r.writes, &platformv1.AppDeployment{})
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager,
+	r.applier = apply.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager,
 		// A child someone keeps changing is changed back with a backoff,
 		// but never a Deployment's pod template: what it holds runs as the
 		// application.
-		Repairs: &reconcileutil.RepairBackoff{Clock: r.Clock},
+		Repairs: &apply.RepairBackoff{Clock: r.Clock},
 		Urgent:  [][]string{{"spec", "template"}}}
 	r.measurer = newMeasurer(r.Prometheus, r.Clock, measurerOptions{
 		scope: r.Scope, maxInFlight: r.MaxInFlight, maxPerNamespace: r.MaxInFlightPerNamespace,
 		log: mgr.GetLogger().WithName("analysis"),
 	})
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podAppField,
-		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
-		return fmt.Errorf("index pods by application: %w", err)
-	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &appsv1.ReplicaSet{}, replicaSetAppField,
-		reconcileutil.LabelIndex(platformv1.AppNameLabel)); err != nil {
-		return fmt.Errorf("index ReplicaSets by application: %w", err)
-	}
-	if err := reconcileutil.WarmInformers(mgr.GetCache(), &platformv1.AppDeployment{}, &appsv1.Deployment{},
-		&corev1.Service{}, &appsv1.ReplicaSet{}, &corev1.Pod{}); err != nil {
+	if err := cacheblock.WarmInformers(mgr.GetCache(), &platformv1.AppDeployment{}, &appsv1.Deployment{},
+		&corev1.Service{}, index.ReplicaSetMetadata(), &corev1.Pod{}, &appsv1.ControllerRevision{}); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.AppDeployment{}, builder.WithPredicates(r.writes.NotOwnEcho())).
 		// The create event of a child a pass made wakes no second pass:
 		// that pass had the API server's answer.
@@ -198,19 +227,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(appForPod)).
 		// A pod counts once its ReplicaSet is seen controlled by the
 		// application's Deployment: its pods' events may come first. The
-		// cache's ReplicaSets are stubs, so only their creation, deletion
-		// and owners (their metadata) pass.
-		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(appForPod),
-			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged())).
+		// cache's ReplicaSets are stubs of their metadata, so only their
+		// creation, deletion and owners pass.
+		WatchesMetadata(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(appForPod),
+			builder.WithPredicates(predicates.SpecOrMetadataChanged())).
 		// A finished measurement wakes its AppDeployment.
-		WatchesRawSource(source.Channel(r.measurer.wake, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
-		Named(ControllerName).
-		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
-			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r,
-				tracing.WithOrigin(tracing.FromAnnotation(mgr.GetCache(), func(a *platformv1.AppDeployment) int64 {
-					return a.Status.ObservedGeneration
-				}))))))
+		WatchesRawSource(source.Channel(r.measurer.wake, &handler.EnqueueRequestForObject{}))
+	return chain.Complete(b, mgr.GetCache(), o, ControllerName, r,
+		tracing.FromAnnotation(mgr.GetCache(), func(a *platformv1.AppDeployment) int64 { return a.Status.ObservedGeneration }))
 }
 
 // appForPod maps a pod of an application's Deployments to its AppDeployment.

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -129,10 +116,11 @@ type measurer struct {
 	total   int
 	// down is when Prometheus began to fail (zero when it answers), and
 	// downCause the last error that said so; probedAt is when the last
-	// probe began, and probing says one is running.
+	// probe began, and probing, while one is running, is closed when it
+	// has its answer.
 	down, probedAt time.Time
 	downCause      error
-	probing        bool
+	probing        chan struct{}
 }
 
 // waitingMeasurement is a measurement that is queued when it is due.
@@ -425,16 +413,28 @@ const probeQuery = "vector(1)"
 
 // gate decides, while Prometheus fails, whether this measurement probes it
 // (once an interval has passed since the last probe, and none is running)
-// or stands in without querying; it returns the error to stand in with, or
+// or stands in without querying; one due while a probe runs waits for the
+// probe's answer first; it returns the error to stand in with, or
 // nil to query. A probe that gets an answer ends the outage for every
 // canary.
 func (m *measurer) gate(ctx context.Context, req *measureRequest, at time.Time) error {
 	m.mu.Lock()
+	if probing := m.probing; probing != nil {
+		// A measurement due while the probe runs takes its answer rather
+		// than the outage's: the canaries measured in the same instant
+		// as the probe that ends an outage all query again.
+		m.mu.Unlock()
+		select {
+		case <-probing:
+		case <-ctx.Done():
+		}
+		m.mu.Lock()
+	}
 	if m.down.IsZero() {
 		m.mu.Unlock()
 		return nil
 	}
-	if m.probing || at.Sub(m.probedAt) < max(req.interval, time.Second) {
+	if m.probing != nil || at.Sub(m.probedAt) < max(req.interval, time.Second) {
 		// The cause of the outage, in the operator's words, is what the
 		// canary's own queries would have met.
 		msg := analysis.Cause(m.downCause) + " (since " + m.down.UTC().Format(time.RFC3339) +
@@ -442,13 +442,15 @@ func (m *measurer) gate(ctx context.Context, req *measureRequest, at time.Time) 
 		m.mu.Unlock()
 		return &analysis.OwnError{Msg: msg}
 	}
-	m.probing, m.probedAt = true, at
+	probing := make(chan struct{})
+	m.probing, m.probedAt = probing, at
 	m.mu.Unlock()
 
 	_, err := m.provider.Query(ctx, probeQuery, at)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.probing = false
+	m.probing = nil
+	close(probing)
 	if err != nil && analysis.ProviderFailed(err) {
 		m.log.Info("Prometheus probe failed", "error", err.Error())
 		m.downCause = err

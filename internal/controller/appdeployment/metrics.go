@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -35,13 +22,25 @@ var weightDesc = prometheus.NewDesc(metrics.Namespace+"_appdeployment_canary_wei
 	"Share of an AppDeployment's ready pods that run its canary, in percent (status.canary.weight.actual).",
 	[]string{"namespace", "name"}, nil)
 
-// weightCollector reports the weight of every canary in progress.
+// phaseDesc describes the phase gauge: one series per AppDeployment, 1,
+// labelled with its phase and the reason of its Ready condition, for the
+// alerts on releases rolled back, degraded, or held waiting (the series of a
+// state lasts as long as the state, so an alert's `for` measures it).
+var phaseDesc = prometheus.NewDesc(metrics.Namespace+"_appdeployment_phase",
+	"1 for each AppDeployment, labelled with its phase (status.phase) and the reason of its Ready condition.",
+	[]string{"namespace", "name", "phase", "reason"}, nil)
+
+// weightCollector reports the weight of every canary in progress and the
+// phase of every AppDeployment.
 type weightCollector struct {
 	reader client.Reader
 }
 
 // Describe implements prometheus.Collector.
-func (c *weightCollector) Describe(ch chan<- *prometheus.Desc) { ch <- weightDesc }
+func (c *weightCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- weightDesc
+	ch <- phaseDesc
+}
 
 // Collect implements prometheus.Collector.
 func (c *weightCollector) Collect(ch chan<- prometheus.Metric) {
@@ -58,6 +57,10 @@ func (c *weightCollector) Collect(ch chan<- prometheus.Metric) {
 		if cs := ad.Status.Canary; cs != nil && cs.Weight != nil {
 			ch <- prometheus.MustNewConstMetric(weightDesc, prometheus.GaugeValue,
 				float64(ptr.Deref(cs.Weight.Actual, 0)), ad.Namespace, ad.Name)
+		}
+		if ad.Status.Phase != "" {
+			ch <- prometheus.MustNewConstMetric(phaseDesc, prometheus.GaugeValue, 1,
+				ad.Namespace, ad.Name, string(ad.Status.Phase), readyReason(&ad.Status))
 		}
 	}
 }

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -51,6 +38,24 @@ type observation struct {
 	// measured is the last measurement the measurer finished for the
 	// application, recorded or not.
 	measured *measured
+	// revisions are the ControllerRevisions the application controls.
+	revisions []appsv1.ControllerRevision
+	// workload is the Deployment spec.workloadRef names, read past the
+	// cache, when it can be followed; workloadProblem says why not, and the
+	// application is then left alone. workloadStatus is what status records
+	// of it.
+	workload        *appsv1.Deployment
+	workloadProblem *workloadProblem
+	workloadStatus  *platformv1.WorkloadStatus
+	// route is the HTTPRoute of a weighted canary; nil without
+	// trafficRouting.
+	route *routeObservation
+}
+
+// leftAlone reports whether the pass must not touch the children: one of
+// their names is taken, or the referenced Deployment cannot be followed.
+func (o *observation) leftAlone() bool {
+	return o.nameTaken != "" || o.workloadProblem != nil
 }
 
 // observe reads the application's Deployments and pods from the cache.
@@ -63,6 +68,9 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 	if obs.canary, err = r.ownedDeployment(ctx, ad, ad.Name+platformv1.CanarySuffix, obs); err != nil {
 		return nil, err
 	}
+	if obs.revisions, err = r.ownedRevisions(ctx, ad); err != nil {
+		return nil, err
+	}
 	replicaSets, err := r.ownedReplicaSets(ctx, ad, obs.stable, obs.canary)
 	if err != nil {
 		return nil, err
@@ -71,7 +79,7 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 		return obs, nil
 	}
 	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.InNamespace(ad.Namespace), client.MatchingFields{podAppField: ad.Name}); err != nil {
+	if err := r.List(ctx, &pods, client.InNamespace(ad.Namespace), client.MatchingFields{platformv1.PodAppIndex: ad.Name}); err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
 	}
 	for i := range pods.Items {
@@ -86,7 +94,8 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 
 // ownedReplicaSets returns the UIDs of the ReplicaSets that the given
 // Deployments (nil ones skipped) control. The cache keeps ReplicaSets as
-// stubs, which hold their owner references.
+// stubs of their metadata (index.ReplicaSetMetadata), which hold their
+// owner references.
 func (r *Reconciler) ownedReplicaSets(ctx context.Context, ad *platformv1.AppDeployment, deployments ...*appsv1.Deployment) (sets.Set[types.UID], error) {
 	owners := sets.New[types.UID]()
 	for _, d := range deployments {
@@ -98,8 +107,9 @@ func (r *Reconciler) ownedReplicaSets(ctx context.Context, ad *platformv1.AppDep
 	if owners.Len() == 0 {
 		return out, nil
 	}
-	var list appsv1.ReplicaSetList
-	if err := r.List(ctx, &list, client.InNamespace(ad.Namespace), client.MatchingFields{replicaSetAppField: ad.Name}); err != nil {
+	var list metav1.PartialObjectMetadataList
+	list.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("ReplicaSetList"))
+	if err := r.List(ctx, &list, client.InNamespace(ad.Namespace), client.MatchingFields{platformv1.ReplicaSetAppIndex: ad.Name}); err != nil {
 		return nil, fmt.Errorf("list ReplicaSets: %w", err)
 	}
 	for i := range list.Items {

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -24,9 +11,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -80,7 +68,13 @@ type pass struct {
 	measure *measureRequest
 	// contests say, for each child the pass applied, whether someone keeps
 	// changing it (ChildContested).
-	contests []reconcileutil.ContestedChild
+	contests []apply.ContestedChild
+	// applyRefused is the API server's answer when it refused to apply a
+	// child in this pass (refusedApply): status says so (ApplyFailed).
+	applyRefused string
+	// routeTimeout is how long a weighted step waits for the gateways to
+	// accept its weight before it pauses; DefaultRouteAcceptTimeout when 0.
+	routeTimeout time.Duration
 }
 
 // record is the part of the status that cannot be observed.
@@ -117,6 +111,14 @@ type children struct {
 	// stalePods are canary pods of an earlier attempt of the same revision,
 	// which the Deployment would keep.
 	stalePods []string
+	// routeWeight is the canary's weight on the route of a weighted canary;
+	// nil leaves the route as it is. dropCanaryRef removes the canary
+	// Service's backendRef from it (the canary Deployment is gone).
+	routeWeight   *int32
+	dropCanaryRef bool
+	// headers, with routeWeight, are the header matches whose requests the
+	// route sends to the canary alone; none removes the header rules.
+	headers []gatewayv1.HTTPHeaderMatch
 }
 
 func newPass(ad *platformv1.AppDeployment, obs *observation, now time.Time) *pass {
@@ -200,6 +202,9 @@ func (p *pass) canaryPods(i int32) int32 {
 		return 0
 	}
 	i = min(i, int32(len(p.steps))-1)
+	if p.weighted() {
+		return p.weightedCanaryPods(p.steps[i])
+	}
 	return release.CanaryReplicas(p.steps[i].Weight, p.replicas)
 }
 
@@ -215,7 +220,7 @@ func stepIndex(c *platformv1.CanaryStatus) int32 {
 // record from the requests, the spec and what the children show.
 func (p *pass) decide() {
 	p.children = p.desiredChildren(&p.stored)
-	if p.obs.nameTaken != "" {
+	if p.obs.leftAlone() {
 		return
 	}
 	p.supersede()
@@ -225,6 +230,7 @@ func (p *pass) decide() {
 	p.advance()
 	p.handlePromote()
 	p.complete()
+	p.noteRoute(p.next.canary)
 }
 
 // desiredChildren is what the children should be under record r.
@@ -248,6 +254,9 @@ func (p *pass) desiredChildren(r *record) children {
 		want := p.canaryPods(i)
 		c.canaryReplicas = &want
 		switch {
+		case p.weighted() && i < int32(len(p.steps)):
+			// The route, not the pods, splits the requests: the stable
+			// Deployment keeps its size.
 		case i < int32(len(p.steps)) && p.replicas > 1:
 			// Stable pods go only as canary pods are ready to take their place.
 			c.stableReplicas = p.replicas - min(p.obs.ready(platformv1.TrackCanary, p.revision), want)
@@ -255,6 +264,7 @@ func (p *pass) desiredChildren(r *record) children {
 			c.stableReplicas = p.promotionSize()
 		}
 		c.stalePods = p.staleCanaryPods(r.canary)
+		p.desiredRoute(&c, r)
 		return c
 	}
 	if p.obs.canary != nil {
@@ -264,10 +274,11 @@ func (p *pass) desiredChildren(r *record) children {
 		// anyone watching the Deployments sees the stable one ready before
 		// the canary goes.
 		st := p.obs.stable
-		c.removeCanary = p.replicas == 0 || st != nil && ptr.Deref(st.Spec.Replicas, 1) >= p.replicas &&
+		c.removeCanary = p.routeAtZero() && (p.replicas == 0 || st != nil && ptr.Deref(st.Spec.Replicas, 1) >= p.replicas &&
 			st.Status.ObservedGeneration >= st.Generation && st.Status.ReadyReplicas >= p.replicas &&
-			p.obs.ready(platformv1.TrackStable, "") >= p.replicas
+			p.obs.ready(platformv1.TrackStable, "") >= p.replicas)
 	}
+	p.desiredRoute(&c, r)
 	return c
 }
 
@@ -370,7 +381,9 @@ func (p *pass) advance() {
 	}
 	step := p.steps[i]
 	if c.Step.ReadyAt == nil {
-		if ready < want {
+		// A weighted step starts once the route carries its weight, as
+		// the gateways accepted it.
+		if ready < want || p.weighted() && !p.stepCarried(i) {
 			return
 		}
 		now := p.now

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -30,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/analysis"
@@ -65,6 +53,11 @@ type world struct {
 	// grewWithNewTemplate is set when the stable Deployment was given a new
 	// template and more replicas in one apply.
 	grewWithNewTemplate bool
+	// route is the HTTPRoute of a weighted canary (see route_test.go);
+	// gatewayAccepts makes its gateway accept each generation as it
+	// settles.
+	route          *gatewayv1.HTTPRoute
+	gatewayAccepts bool
 }
 
 func newWorld(t *testing.T, ad *platformv1.AppDeployment) *world {
@@ -79,6 +72,7 @@ func (w *world) observation() *observation {
 	obs.stable, obs.canary = obs.stable.DeepCopy(), obs.canary.DeepCopy()
 	obs.pods = append(obs.pods, w.pods...)
 	obs.measured = w.measured
+	obs.route = w.routeObservation()
 	return obs
 }
 
@@ -99,6 +93,7 @@ func (w *world) pass() *pass {
 		for _, name := range c.stalePods {
 			w.deletePod(name)
 		}
+		w.applyRoute(p)
 	}
 	w.ad.Status = p.status()
 	for _, e := range p.events {
@@ -191,6 +186,7 @@ func (w *world) settle() {
 		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: all, ReadyReplicas: ready,
 			AvailableReplicas: ready, UpdatedReplicas: updated}
 	}
+	w.settleRoute()
 }
 
 func (w *world) addPod(track, rev string) {
@@ -254,6 +250,9 @@ func (w *world) fingerprint() string {
 	}
 	for i := range w.pods {
 		fmt.Fprintf(&b, "%s:%v;", w.pods[i].Name, podReady(&w.pods[i]))
+	}
+	if w.route != nil {
+		fmt.Fprintf(&b, "route:%d;", w.route.Generation)
 	}
 	return b.String()
 }

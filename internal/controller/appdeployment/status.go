@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package appdeployment
 
@@ -28,7 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/apply"
+	"github.com/example/platform-operator/internal/objstatus"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -46,6 +34,7 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 		HandledRequests:    p.next.handled,
 		LastOutcome:        p.next.outcome,
 		Revisions:          p.next.history,
+		Workload:           ptr.Deref(obs.workloadStatus, platformv1.WorkloadStatus{}),
 	}
 	var replicas, ready, available int32
 	for _, d := range []*appsv1.Deployment{obs.stable, obs.canary} {
@@ -61,9 +50,7 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 	if s := obs.stable; s != nil {
 		st.StableRevision = p.stableRevision()
 		st.StableVersion = s.Spec.Template.Labels[platformv1.AppVersionLabel]
-		if cs := s.Spec.Template.Spec.Containers; len(cs) > 0 {
-			st.StableImage = cs[0].Image
-		}
+		st.StableImage = appImage(&s.Spec.Template)
 	}
 	if c := st.Canary; c != nil {
 		c.Replicas = ptr.To(replicasOf(obs.canary))
@@ -74,9 +61,16 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 			Desired: ptr.To(release.Weight(p.canaryPods(i), p.stableShare(i))),
 			Actual:  ptr.To(release.Weight(canaryReady, canaryReady+obs.ready(platformv1.TrackStable, ""))),
 		}
+		if p.weighted() {
+			c.Weight.Desired = ptr.To(p.steps[min(i, int32(len(p.steps))-1)].Weight)
+			c.Weight.Actual = ptr.To[int32](0)
+			if ro := obs.route; ro != nil && ro.problem == "" {
+				c.Weight.Actual = ptr.To(ro.weight)
+			}
+		}
 	}
 	p.conditions(&st)
-	if reconcileutil.SetChildContestedCondition(&st.Conditions, p.contests, ad.Generation, p.now.Time) {
+	if apply.SetChildContestedCondition(&st.Conditions, p.contests, ad.Generation, p.now.Time) {
 		c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
 		p.transition(corev1.EventTypeWarning, EventChildContested, "Repair", c.Message)
 	}
@@ -88,6 +82,15 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 // makes: a hold by spec.paused and its end, and a canary step starting to
 // wait for promotion.
 func (p *pass) phaseEvents(old, cur *platformv1.AppDeploymentStatus) {
+	// A release that cannot go on says why once, when the reason appears
+	// or changes: the pods refused, or a child's apply.
+	if reason := readyReason(cur); failureReason(reason) && reason != readyReason(old) {
+		action := "Create"
+		if reason == platformv1.ReasonApplyFailed {
+			action = "Apply"
+		}
+		p.transition(corev1.EventTypeWarning, reason, action, cur.Message)
+	}
 	if old.Phase == cur.Phase && old.PauseReason == cur.PauseReason {
 		return
 	}
@@ -104,6 +107,14 @@ func (p *pass) phaseEvents(old, cur *platformv1.AppDeploymentStatus) {
 		p.transition(corev1.EventTypeNormal, EventAnalysisResumed, "Resume",
 			fmt.Sprintf("Analysis resumed (was %s): %s", old.PauseReason, cur.Message))
 	}
+}
+
+// readyReason is the reason of a status's Ready condition, if any.
+func readyReason(st *platformv1.AppDeploymentStatus) string {
+	if c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionReady); c != nil {
+		return c.Reason
+	}
+	return ""
 }
 
 // sameCanary reports whether two statuses describe one canary: a hold
@@ -140,7 +151,7 @@ func (p *pass) conditions(st *platformv1.AppDeploymentStatus) {
 		if ok {
 			status = metav1.ConditionTrue
 		}
-		reconcileutil.SetCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}, gen, now)
+		objstatus.SetCondition(&st.Conditions, metav1.Condition{Type: t, Status: status, Reason: reason, Message: msg}, gen, now)
 	}
 
 	ready := ptr.Deref(st.ReadyReplicas, 0)
@@ -166,6 +177,9 @@ func (p *pass) conditions(st *platformv1.AppDeploymentStatus) {
 		if p.running(&p.next) {
 			progress = platformv1.ReasonCanarying
 		}
+		if failureReason(reason) {
+			progress = reason
+		}
 		set(platformv1.ConditionProgressing, true, progress, msg)
 		set(platformv1.ConditionReady, false, reason, msg)
 	}
@@ -180,17 +194,25 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 		return platformv1.PhaseDegraded, "", platformv1.ReasonNameTaken,
 			fmt.Sprintf("%s exists and is not this AppDeployment's; delete or rename it", p.obs.nameTaken)
 	}
+	if w := p.obs.workloadProblem; w != nil {
+		return platformv1.PhaseDegraded, "", w.reason, w.message
+	}
+	if p.applyRefused != "" {
+		msg := fmt.Sprintf("%s: %s", cur, p.applyRefused)
+		if stalled, left := p.releaseStalled(); !stalled {
+			p.wakeAt(p.exact.Add(left))
+			return platformv1.PhaseProgressing, "", platformv1.ReasonApplyFailed, msg
+		}
+		return platformv1.PhaseDegraded, "", platformv1.ReasonApplyFailed, msg
+	}
+	refusedReason, refusedMsg := podsRefused(p.obs.canary, p.obs.stable)
 	if c := p.next.canary; c != nil && p.running(&p.next) {
 		if f := c.Failure; failed(c) {
 			return platformv1.PhaseDegraded, "", platformv1.ReasonCanaryFailed,
 				fmt.Sprintf("canary %s failed (%s: %s); held: retry or abort", cur, f.Reason, f.Message)
 		}
 		msg := p.canaryMessage(c, st)
-		var held platformv1.PauseReason
-		var why string
-		if stepIndex(c) < int32(len(p.steps)) {
-			held, why = p.analysisPause(c)
-		}
+		held, why := p.stepPause(c)
 		switch {
 		case ad.Spec.Paused:
 			return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
@@ -199,6 +221,8 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 		case stepIndex(c) < int32(len(p.steps)) && c.Step.ReadyAt != nil && needsApproval(p.steps[stepIndex(c)]) &&
 			(c.Step.PauseUntil == nil || !p.now.Before(c.Step.PauseUntil)):
 			return platformv1.PhasePaused, platformv1.PauseApproval, platformv1.ReasonWaitingForApproval, msg + ", waiting for promotion"
+		case refusedReason != "":
+			return platformv1.PhaseProgressing, "", refusedReason, msg + "; " + refusedMsg
 		}
 		return platformv1.PhaseProgressing, "", platformv1.ReasonCanarying, msg
 	}
@@ -215,8 +239,11 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 		return platformv1.PhaseDegraded, "", reason, msg
 	}
 	if deadlineExceeded(p.obs.stable) {
-		return platformv1.PhaseDegraded, "", platformv1.ReasonProgressDeadlineExceeded,
-			fmt.Sprintf("%s: the rollout made no progress within %ds", cur, ad.Spec.ProgressDeadlineSeconds)
+		msg := fmt.Sprintf("%s: the rollout made no progress within %ds", cur, ad.Spec.ProgressDeadlineSeconds)
+		if refusedReason != "" {
+			msg += "; " + refusedMsg
+		}
+		return platformv1.PhaseDegraded, "", platformv1.ReasonProgressDeadlineExceeded, msg
 	}
 	if st.StableRevision == p.revision && rolledOut(p.obs.stable, p.replicas) && p.obs.canary == nil {
 		return platformv1.PhaseHealthy, "", platformv1.ReasonReleased,
@@ -229,7 +256,35 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 	if ad.Spec.Paused {
 		return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
 	}
+	if refusedReason != "" {
+		return platformv1.PhaseProgressing, "", refusedReason, msg + "; " + refusedMsg
+	}
 	return platformv1.PhaseProgressing, "", platformv1.ReasonRollingOut, msg
+}
+
+// stepPause says why a canary's step is held by something other than a
+// person: its analysis, or the route that should carry its weight.
+func (p *pass) stepPause(c *platformv1.CanaryStatus) (platformv1.PauseReason, string) {
+	if stepIndex(c) < int32(len(p.steps)) {
+		if held, why := p.analysisPause(c); held != "" {
+			return held, why
+		}
+	}
+	if why := p.routePause(c); why != "" {
+		return platformv1.PauseRouteNotAccepted, why
+	}
+	return "", ""
+}
+
+// failureReason reports whether a Ready reason says why a release cannot
+// go on: the Progressing condition carries it in place of RollingOut or
+// Canarying.
+func failureReason(reason string) bool {
+	switch reason {
+	case platformv1.ReasonPodsForbidden, platformv1.ReasonQuotaExceeded, platformv1.ReasonApplyFailed:
+		return true
+	}
+	return false
 }
 
 // canaryMessage is the one line that says where a canary is.

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package appdeployment holds the AppDeployment reconciler: it owns the
 // stable and canary Deployments and the Service of an application, and
@@ -20,17 +7,20 @@ limitations under the License.
 package appdeployment
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/podtemplate"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/release"
 )
 
-// ContainerName is the name of the application's one container.
-const ContainerName = "app"
+// ContainerName is the application container's name.
+const ContainerName = platformv1.AppContainerName
 
 // revisionLength is how many hex digits of the template hash name a
 // revision: as many as a ReplicaSet's pod-template-hash has characters,
@@ -40,23 +30,50 @@ const revisionLength = 10
 // podTemplate renders the pods an AppDeployment asks for, without the track
 // label (stable and canary pods of one revision are the same pods), and
 // returns it with its revision: the hash of the template, which changes
-// exactly when the pods would.
+// exactly when the pods would. It starts from spec.template, when there is
+// one, and the spec's own fields win over it on the application container
+// and the pod (applyContainerFields); without a template the pods are what
+// they were before templates existed, so that an upgrade of the operator
+// starts no release.
 func podTemplate(ad *platformv1.AppDeployment) (*corev1.PodTemplateSpec, string) {
 	s := &ad.Spec
-	c := corev1.Container{
-		Name:      ContainerName,
-		Image:     s.Image,
-		Command:   s.Command,
-		Args:      s.Args,
-		Env:       s.Env,
-		Resources: ptr.Deref(s.Resources, corev1.ResourceRequirements{}),
-		SecurityContext: &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+	labels := map[string]string{
+		platformv1.AppNameLabel:   ad.Name,
+		platformv1.ManagedByLabel: platformv1.ManagedByValue,
+	}
+	if v := release.Version(s); v != "" {
+		labels[platformv1.AppVersionLabel] = v
+	}
+	t, podSeccomp := podtemplate.Start(s.Template, labels)
+	if s.ServiceAccountName != "" || s.Template == nil {
+		t.Spec.ServiceAccountName = s.ServiceAccountName
+	}
+	name := ContainerName
+	if s.Adopts() {
+		name = appContainerName(t)
+	}
+	applyContainerFields(podtemplate.Container(t, name), s, podSeccomp)
+	return t, revisionOf(t)
+}
+
+// appImage is the image of a rendered template's application container.
+func appImage(t *corev1.PodTemplateSpec) string {
+	return podtemplate.Image(t, appContainerName(t))
+}
+
+// applyContainerFields sets on the application container what the spec's
+// own fields say: the image always; command, args, resources, the port and
+// the health check's probes when set; env by name, the spec's over the
+// template's. A container without a security context gets no privilege
+// escalation and, unless the pod sets a seccomp profile, the runtime's
+// default one; one with a security context keeps it as written.
+func applyContainerFields(c *corev1.Container, s *platformv1.AppDeploymentSpec, podSeccomp bool) {
+	podtemplate.SetContainerFields(c, s.Image, &s.ContainerFields)
+	if c.SecurityContext == nil {
+		c.SecurityContext = podtemplate.DefaultSecurityContext(podSeccomp)
 	}
 	if s.Port != 0 {
-		c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: s.Port, Protocol: corev1.ProtocolTCP}}
+		c.Ports = withPort(c.Ports, corev1.ContainerPort{Name: "http", ContainerPort: s.Port, Protocol: corev1.ProtocolTCP})
 	}
 	if hc := s.HealthCheck; hc.Path != "" {
 		port := hc.Port
@@ -80,20 +97,20 @@ func podTemplate(ad *platformv1.AppDeployment) (*corev1.PodTemplateSpec, string)
 		// Liveness restarts a pod; the API requires it to succeed once.
 		c.LivenessProbe.SuccessThreshold = 1
 	}
-	t := &corev1.PodTemplateSpec{}
-	t.Labels = map[string]string{
-		platformv1.AppNameLabel:   ad.Name,
-		platformv1.ManagedByLabel: platformv1.ManagedByValue,
+}
+
+// withPort is ports with p in the place of the port of its name or number,
+// or added last.
+func withPort(ports []corev1.ContainerPort, p corev1.ContainerPort) []corev1.ContainerPort {
+	i := slices.IndexFunc(ports, func(q corev1.ContainerPort) bool {
+		return q.Name == p.Name || q.ContainerPort == p.ContainerPort
+	})
+	if i < 0 {
+		return append(ports, p)
 	}
-	if v := release.Version(s); v != "" {
-		t.Labels[platformv1.AppVersionLabel] = v
-	}
-	t.Spec.Containers = []corev1.Container{c}
-	t.Spec.ServiceAccountName = s.ServiceAccountName
-	t.Spec.SecurityContext = &corev1.PodSecurityContext{
-		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-	}
-	return t, revisionOf(t)
+	out := slices.Clone(ports)
+	out[i] = p
+	return out
 }
 
 // revisionOf hashes a pod template, as the proof of a Job's origin does.

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -28,9 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/apply"
+	"github.com/example/platform-operator/internal/cacheblock"
 	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
-	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
@@ -38,8 +26,8 @@ import (
 // cache: the CronJobs it applies and the Jobs they make, both slimmed to
 // what it reads, and of a CronJob's managedFields only the entries of other
 // managers that hold fields of its job template.
-func CacheBlock() reconcileutil.CacheBlock {
-	return reconcileutil.CacheBlock{
+func CacheBlock() cacheblock.Block {
+	return cacheblock.Block{
 		KindLabel: platformv1.ScheduleTaskLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
 			&batchv1.CronJob{}: stripCronJob,
@@ -48,7 +36,7 @@ func CacheBlock() reconcileutil.CacheBlock {
 		ManagedFields: map[client.Object]func(metav1.ManagedFieldsEntry) bool{
 			&batchv1.CronJob{}: foreignTemplateEntry,
 		},
-		// A run's Job is its task's CronJob's (recordJob checks which
+		// A run's Job is its task's CronJob's (planRecords checks which
 		// CronJob by UID); the CronJob is the task's own.
 		Controllers: map[client.Object][]schema.GroupKind{
 			&batchv1.Job{}: {{Group: batchv1.GroupName, Kind: "CronJob"}},
@@ -82,10 +70,10 @@ func CacheBlock() reconcileutil.CacheBlock {
 func stripCronJob(obj any) (any, error) {
 	if cj, ok := obj.(*batchv1.CronJob); ok {
 		tmpl := &cj.Spec.JobTemplate
-		hash := provenance.TemplateHash(&tmpl.Spec.Template)
+		hash := fullTemplateHash(&tmpl.Spec.Template, cj.Annotations)
 		tmpl.Spec.Template = corev1.PodTemplateSpec{}
-		cj.Labels = reconcileutil.KeepKeys(cj.Labels, platformv1.ScheduleTaskLabel, platformv1.ManagedByLabel)
-		cj.Annotations = reconcileutil.KeepKeys(cj.Annotations, reconcileutil.AppliedHashAnnotation)
+		cj.Labels = cacheblock.KeepKeys(cj.Labels, platformv1.ScheduleTaskLabel, platformv1.ManagedByLabel)
+		cj.Annotations = cacheblock.KeepKeys(cj.Annotations, apply.AppliedHashAnnotation)
 		if cj.Annotations == nil {
 			cj.Annotations = map[string]string{}
 		}
@@ -102,6 +90,25 @@ func stripCronJob(obj any) (any, error) {
 		}
 	}
 	return obj, nil
+}
+
+// fullTemplateHash is the hash a transform keeps of a pod template: the
+// template's own, or, when the template is already gone, the hash the
+// transform kept when it dropped it. client-go may run a transform twice on
+// one object: with the streaming initial list (WatchList) its reflector
+// transforms each object in a temporary store and the informer's store
+// transforms it again (kubernetes#131799). Hashing the empty template then
+// would leave every Job present at a manager's start unverifiable until it
+// changes, and one that never changes again (it ended while the manager
+// was down) never recorded. A template as the API server stores it always
+// has a container, so an empty one is this transform's work, never a value
+// from outside: a forged hash annotation on a real object is always
+// overwritten.
+func fullTemplateHash(t *corev1.PodTemplateSpec, annotations map[string]string) string {
+	if len(t.Spec.Containers) == 0 {
+		return annotations[provenance.TemplateHashAnnotation]
+	}
+	return provenance.TemplateHash(t)
 }
 
 // storedTemplateHash is the hash of the CronJob's pod template as the API
@@ -130,12 +137,12 @@ func storedTemplateHash(cj *batchv1.CronJob) string {
 // the slimmed copy is never written back.
 func stripJob(obj any) (any, error) {
 	if job, ok := obj.(*batchv1.Job); ok {
-		hash := provenance.TemplateHash(&job.Spec.Template)
+		hash := fullTemplateHash(&job.Spec.Template, job.Annotations)
 		job.Spec = batchv1.JobSpec{}
 		// The recorded label is kept for the one event that carries it: the
-		// Job leaving the cache (see reconcileutil.NotLeavingTheCache).
-		job.Labels = reconcileutil.KeepKeys(job.Labels, platformv1.ScheduleTaskLabel, platformv1.RecordedLabel)
-		job.Annotations = reconcileutil.KeepKeys(job.Annotations,
+		// Job leaving the cache (see predicates.NotLeavingTheCache).
+		job.Labels = cacheblock.KeepKeys(job.Labels, platformv1.ScheduleTaskLabel, platformv1.RecordedLabel)
+		job.Annotations = cacheblock.KeepKeys(job.Annotations,
 			batchv1.CronJobScheduledTimestampAnnotation, platformv1.TaskRunUIDAnnotation,
 			provenance.SignatureAnnotation, tracing.TraceParentAnnotation)
 		if job.Annotations == nil {

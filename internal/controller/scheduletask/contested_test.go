@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -25,14 +12,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
 func TestBuildStatus_AContestedCronJobSetsChildContestedAndLeavesTheTaskReady(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "fought")
-	obs := &observation{cronJob: &batchv1.CronJob{},
-		contest: reconcileutil.Contest{Contested: true, Manager: "co-tenant-loop", Repairs: 10}}
+	obs := &pass{task: task, cronJob: &batchv1.CronJob{},
+		contest: apply.Contest{Contested: true, Manager: "co-tenant-loop", Repairs: 10}}
 	st := buildStatus(task, obs, now)
 
 	c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
@@ -54,7 +41,7 @@ func TestBuildStatus_AContestedCronJobSetsChildContestedAndLeavesTheTaskReady(t 
 
 	// Once the contest ends, the condition goes and Ready stays.
 	task.Status = st
-	quiet := &observation{cronJob: &batchv1.CronJob{}}
+	quiet := &pass{task: task, cronJob: &batchv1.CronJob{}}
 	st = buildStatus(task, quiet, now)
 	if c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested); c != nil {
 		t.Errorf("ChildContested = %+v once the CronJob is quiet; want none", c)

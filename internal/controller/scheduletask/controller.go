@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package scheduletask holds the ScheduleTask reconciler: it keeps each
 // task's CronJob right, records a TaskRun for every Job, starts manual runs,
@@ -33,23 +20,20 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/metrics"
+	"github.com/example/platform-operator/internal/apply"
+	"github.com/example/platform-operator/internal/cacheblock"
+	"github.com/example/platform-operator/internal/chain"
+	"github.com/example/platform-operator/internal/expectations"
+	"github.com/example/platform-operator/internal/predicates"
 	"github.com/example/platform-operator/internal/provenance"
-	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/tracing"
 )
-
-// jobTaskField indexes Jobs by their task label. A label selector on a
-// cached List is a scan of every Job in the namespace; the index makes
-// finding one task's Jobs cost the same with thousands of tasks.
-const jobTaskField = "metadata.labels." + platformv1.ScheduleTaskLabel
 
 // Finalizer lets the operator cancel a task's active runs before garbage
 // collection removes them.
@@ -65,8 +49,8 @@ type Reconciler struct {
 	// read could start a run twice.
 	APIReader client.Reader
 	// OtherCronJobs, when set, names the CronJobs the operator did not make
-	// (reconcileutil.NewOthersCache), so creating a task's CronJob needs no
-	// read past the cache (reconcileutil.Applier.Others).
+	// (cacheblock.NewOthersCache), so creating a task's CronJob needs no
+	// read past the cache (apply.Applier.Others).
 	OtherCronJobs client.Reader
 	Recorder      events.EventRecorder
 	Clock         clock.PassiveClock
@@ -75,19 +59,19 @@ type Reconciler struct {
 	Signer *provenance.Signer
 
 	// applier applies the task's CronJob, writing only on change.
-	applier reconcileutil.Applier
+	applier apply.Applier
 	// deletedJobs remembers the Jobs whose runs retention deleted, so that a
 	// stale cache still showing one does not get it recorded again.
-	deletedJobs reconcileutil.Expectations[types.UID, struct{}]
+	deletedJobs expectations.Expectations[types.UID, struct{}]
 	// writes tells a cached task that this manager's writes have replaced.
-	writes reconcileutil.OwnWrites
+	writes expectations.OwnWrites
 	// unverifiedJobs remembers the Jobs already reported as failing the
 	// proof of origin, so each is reported once.
-	unverifiedJobs reconcileutil.Expectations[types.UID, struct{}]
+	unverifiedJobs expectations.Expectations[types.UID, struct{}]
 	// recordedRuns remembers the TaskRuns this manager has just recorded
 	// from Jobs, until their create event arrives: the pass that recorded a
 	// run counted it, so its creation need not wake the task again.
-	recordedRuns reconcileutil.Expectations[types.NamespacedName, struct{}]
+	recordedRuns expectations.Expectations[types.NamespacedName, struct{}]
 	// learnedTemplates holds, by task UID, a learnedTemplate for each task
 	// whose stored template provenance.Defaulted did not predict.
 	learnedTemplates sync.Map
@@ -99,6 +83,10 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=batch,resources=cronjobs,verbs=get;list;watch;create;update;patch;delete
+// A manual run's Job is owned by the task's CronJob with blockOwnerDeletion,
+// which an API server enforcing owner-reference permissions (OpenShift)
+// allows only with update on the owner's finalizers.
+// +kubebuilder:rbac:groups=batch,resources=cronjobs/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -124,56 +112,62 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if controllerutil.AddFinalizer(task, Finalizer) {
-		done := r.writes.Writing(task)
-		err := r.Update(ctx, task)
-		done(err)
-		if err != nil {
+		if err := r.Update(ctx, task); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
 	}
 	return r.reconcileNormal(ctx, task)
 }
 
-// reconcileNormal runs every step of a live task, then writes the status
-// rebuilt from what the steps observed, once.
+// reconcileNormal observes a live task, plans the pass from the
+// observation alone, acts on the plan, writes the status rebuilt from the
+// pass, once, and then sends the pass's events (see emit).
 func (r *Reconciler) reconcileNormal(ctx context.Context, task *platformv1.ScheduleTask) (ctrl.Result, error) {
-	obs := &observation{}
 	// Without the runs the streak is unknown, and so are Ready and the
 	// CronJob's suspension: the stored status stands until the next pass.
-	if err := r.observeFailures(ctx, task, obs); err != nil {
+	obs, err := r.observe(ctx, task)
+	if err != nil {
 		return ctrl.Result{}, err
 	}
-	err := r.reconcileCronJob(ctx, task, obs)
-	if err == nil {
-		err = r.reconcileRuns(ctx, task, obs)
+	p := newPass(task, obs, r.Clock.Now(), r.Signer)
+	if err := p.plan(r.Scheme()); err != nil {
+		return ctrl.Result{}, err
 	}
-	if err == nil {
-		err = r.reconcileRetention(ctx, task, obs)
+	log := ctrl.LoggerFrom(ctx)
+	for _, n := range p.notes {
+		log.Info(n.msg, n.kv...)
 	}
-	if serr := r.writeStatus(ctx, task, obs, err == nil); serr != nil && err == nil {
+	err = r.act(ctx, p)
+	serr := r.writeStatus(ctx, p, err == nil)
+	r.emit(task, p, serr == nil)
+	if serr != nil && err == nil {
 		err = serr
 	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: obs.requeueAfter}, nil
+	return ctrl.Result{RequeueAfter: p.requeueAfter}, nil
 }
 
 // SetupWithManager registers the reconciler. It watches the task's CronJob
 // (owned), its Jobs and its TaskRuns (both by the task label or name), so a
 // fired schedule, a finished Job or a new manual TaskRun wake the task.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
+	// Every write of a ScheduleTask goes through the tracking client, so each is
+	// known to r.writes (a pass on a version it replaced is skipped, its echo
+	// wakes nothing).
+	r.Client = expectations.TrackWrites(r.Client, &r.writes, &platformv1.ScheduleTask{})
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	r.applier = reconcileutil.Applier{Client: r.Client, APIReader: r.APIReader, Others: r.OtherCronJobs,
+	r.applier = apply.Applier{Client: r.Client, APIReader: r.APIReader, Others: r.OtherCronJobs,
 		FieldManager: FieldManager,
 		// The cache holds no pod template (stripCronJob); checkTemplate
 		// checks it by its hash.
 		Unchecked: [][]string{{"spec", "jobTemplate", "spec", "template"}},
 		// A CronJob someone keeps changing is changed back with a backoff,
 		// but never its job template: what it holds runs as the task.
-		Repairs: &reconcileutil.RepairBackoff{Clock: r.Clock},
+		Repairs: &apply.RepairBackoff{Clock: r.Clock},
 		Urgent:  [][]string{{"spec", "jobTemplate"}}}
 	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
 	r.unverifiedJobs.TTL, r.unverifiedJobs.Clock = unverifiedJobTTL, r.Clock
@@ -181,32 +175,23 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 	if r.Signer == nil {
 		return fmt.Errorf("the %s controller needs a Signer", ControllerName)
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobTaskField,
-		reconcileutil.LabelIndex(platformv1.ScheduleTaskLabel)); err != nil {
-		return fmt.Errorf("index Jobs by task: %w", err)
-	}
-	if err := reconcileutil.WarmInformers(mgr.GetCache(),
+	if err := cacheblock.WarmInformers(mgr.GetCache(),
 		&platformv1.ScheduleTask{}, &batchv1.CronJob{}, &batchv1.Job{}, &platformv1.TaskRun{}); err != nil {
 		return err
 	}
 	// Each watch passes only what can change the task's pass: under a burst
 	// every needless pass queues ahead of the Jobs waiting to be recorded.
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&platformv1.ScheduleTask{}, builder.WithPredicates(r.writes.NotOwnEcho())).
 		Owns(&batchv1.CronJob{}, builder.WithPredicates(r.applier.NotOwnCreate(), predicate.Or(
-			reconcileutil.SpecOrMetadataChanged(), cronJobTimesChanged()))).
+			predicates.SpecOrMetadataChanged(), cronJobTimesChanged()))).
 		// A new Job is a run to record: its pass goes ahead of the queue.
-		Watches(&batchv1.Job{}, reconcileutil.UrgentOnCreate(taskForLabeled),
-			builder.WithPredicates(reconcileutil.SpecOrMetadataChanged(), reconcileutil.NotLeavingTheCache())).
-		Watches(&platformv1.TaskRun{}, reconcileutil.UrgentOnCreate(taskForTaskRun),
-			builder.WithPredicates(r.taskRunChangesTask())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
-		Named(ControllerName).
-		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
-			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r,
-				tracing.WithOrigin(tracing.FromAnnotation(mgr.GetCache(), func(t *platformv1.ScheduleTask) int64 {
-					return t.Status.ObservedGeneration
-				}))))))
+		Watches(&batchv1.Job{}, predicates.UrgentOnCreate(taskForLabeled),
+			builder.WithPredicates(predicates.SpecOrMetadataChanged(), predicates.NotLeavingTheCache())).
+		Watches(&platformv1.TaskRun{}, predicates.UrgentOnCreate(taskForTaskRun),
+			builder.WithPredicates(r.taskRunChangesTask()))
+	return chain.Complete(b, mgr.GetCache(), o, ControllerName, r,
+		tracing.FromAnnotation(mgr.GetCache(), func(t *platformv1.ScheduleTask) int64 { return t.Status.ObservedGeneration }))
 }
 
 // taskForLabeled maps an object carrying the task label to its task.
@@ -261,7 +246,7 @@ func (r *Reconciler) taskRunChangesTask() predicate.Funcs {
 			if !ok1 || !ok2 {
 				return true
 			}
-			return reconcileutil.SpecOrMetadataDiffers(o, n) ||
+			return predicates.SpecOrMetadataDiffers(o, n) ||
 				o.IsFinished() != n.IsFinished() ||
 				n.IsFinished() && (o.Status.Phase != n.Status.Phase || !o.Status.CompletionTime.Equal(n.Status.CompletionTime)) ||
 				!runStart(o).Equal(runStart(n))

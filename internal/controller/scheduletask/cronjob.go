@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -31,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -40,8 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/provenance"
-	"github.com/example/platform-operator/internal/reconcileutil"
 	"github.com/example/platform-operator/internal/schedule"
 	"github.com/example/platform-operator/internal/tracing"
 )
@@ -67,47 +53,13 @@ func DesiredCronJob(task *platformv1.ScheduleTask, scheme *runtime.Scheme) (*bat
 		platformv1.ManagedByLabel:    platformv1.ManagedByValue,
 	}
 
-	container := corev1ac.Container().
-		WithName(platformv1.TaskContainerName).
-		WithImage(spec.Image).
-		WithCommand(spec.Command...).
-		WithArgs(spec.Args...)
-	for i := range spec.Env {
-		env, err := reconcileutil.ApplyConfigurationOf[corev1ac.EnvVarApplyConfiguration](&spec.Env[i])
-		if err != nil {
-			return nil, err
-		}
-		container.WithEnv(env)
-	}
-	if r := ptr.Deref(spec.Resources, corev1.ResourceRequirements{}); len(r.Limits)+len(r.Requests)+len(r.Claims) > 0 {
-		res, err := reconcileutil.ApplyConfigurationOf[corev1ac.ResourceRequirementsApplyConfiguration](&r)
-		if err != nil {
-			return nil, err
-		}
-		container.WithResources(res)
-	}
-	sc, err := containerSecurityContext(spec)
+	pod, err := podTemplateConfiguration(podTemplate(task, labels))
 	if err != nil {
 		return nil, err
 	}
-	container.WithSecurityContext(sc)
-
-	pod := corev1ac.PodSpec().
-		WithRestartPolicy(corev1.RestartPolicyNever).
-		WithContainers(container).
-		WithSecurityContext(corev1ac.PodSecurityContext().
-			WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)))
-	if sa := ptr.Deref(spec.ServiceAccountName, ""); sa != "" {
-		// The API server copies serviceAccountName into the deprecated
-		// serviceAccount and, when the first is missing, reads the second
-		// back. Owning both means that removing the name from the task removes
-		// both, so the old value cannot come back through the mirror.
-		pod.WithServiceAccountName(sa).WithDeprecatedServiceAccount(sa)
-	}
-
 	job := batchv1ac.JobSpec().
 		WithBackoffLimit(ptr.Deref(spec.BackoffLimit, platformv1.DefaultBackoffLimit)).
-		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(pod))
+		WithTemplate(pod)
 	if spec.ActiveDeadlineSeconds != nil {
 		job.WithActiveDeadlineSeconds(*spec.ActiveDeadlineSeconds)
 	}
@@ -199,20 +151,6 @@ func jobHistoryLimit(runs *int32) int32 {
 	return ptr.Deref(runs, platformv1.DefaultRunsHistoryLimit) + jobHistoryMargin
 }
 
-// containerSecurityContext is the task's own security context, or else a safe
-// default that any image runs with: no privilege escalation and the runtime's
-// default seccomp profile. It does not require a non-root user or drop every
-// capability, which would break images that run as root, such as busybox; a
-// namespace that enforces the restricted standard asks the task to say so.
-func containerSecurityContext(spec *platformv1.ScheduleTaskSpec) (*corev1ac.SecurityContextApplyConfiguration, error) {
-	if sc := spec.SecurityContext; sc != nil {
-		return reconcileutil.ApplyConfigurationOf[corev1ac.SecurityContextApplyConfiguration](sc)
-	}
-	return corev1ac.SecurityContext().
-		WithAllowPrivilegeEscalation(false).
-		WithSeccompProfile(corev1ac.SeccompProfile().WithType(corev1.SeccompProfileTypeRuntimeDefault)), nil
-}
-
 // concurrencyPolicy returns the task's policy, Allow when unset (the API
 // server defaults it, but objects built in tests or by old clients may not).
 func concurrencyPolicy(spec *platformv1.ScheduleTaskSpec) platformv1.ConcurrencyPolicy {
@@ -239,67 +177,77 @@ const (
 	EventChildContested = "ChildContested"
 )
 
-// reconcileCronJob applies the task's CronJob, signed (see signTemplate), and
-// then makes sure its job template is the task's and nothing more (see
-// checkTemplate). A CronJob the API server rejects (an invalid schedule, for
-// instance) or one that belongs to someone else is reported in obs and on
-// the Ready condition; retrying it would fail the same way, so it is not an
-// error.
-func (r *Reconciler) reconcileCronJob(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
-	desired, err := DesiredCronJob(task, r.Scheme())
+// planCronJob renders the task's CronJob, signed (see signTemplate), and
+// suspended while the failure streak holds it (spec.suspend stays the
+// user's; only the CronJob is suspended).
+func (p *pass) planCronJob(scheme *runtime.Scheme) error {
+	desired, err := DesiredCronJob(p.task, scheme)
 	if err != nil {
 		return err
 	}
-	if obs.suspendedAfterFailures {
-		// spec.suspend stays the user's; only the CronJob is suspended.
+	if p.suspendedAfterFailures {
 		desired.Spec.WithSuspend(true)
 	}
-	rendered, err := renderedTemplate(desired)
-	if err != nil {
+	if p.rendered, err = renderedTemplate(desired); err != nil {
 		return err
 	}
-	signed := r.signTemplate(task, desired, rendered)
+	p.desired = desired
+	p.signed = signTemplate(p.signer, p.task, p.obs.learned, desired, p.rendered)
+	p.jobTemplate = &batchv1.JobTemplateSpec{}
+	if err := convert(desired.Spec.JobTemplate, p.jobTemplate); err != nil {
+		return fmt.Errorf("read rendered job template: %w", err)
+	}
+	return nil
+}
+
+// applyCronJob applies the pass's CronJob and then makes sure its job
+// template is the task's and nothing more (see checkTemplate). A CronJob
+// the API server rejects (an invalid schedule, for instance) or one that
+// belongs to someone else is reported on the Ready condition; retrying it
+// would fail the same way, so it is not an error.
+func (r *Reconciler) applyCronJob(ctx context.Context, p *pass) error {
+	task := p.task
 	cj := &batchv1.CronJob{}
-	res, err := r.applier.Apply(ctx, task, cj, desired)
-	var notOwned *reconcileutil.NotControlledError
+	res, err := r.applier.Apply(ctx, task, cj, p.desired)
+	var notOwned *apply.NotControlledError
 	switch {
 	case errors.As(err, &notOwned):
-		obs.cronJobErr = notOwned
-		obs.wakeAt(time.Minute)
-		r.eventOnChange(task, corev1.EventTypeWarning, EventCronJobError, notOwned.Error())
+		p.cronJobErr = notOwned
+		p.wakeAt(time.Minute)
+		eventOnChange(p, corev1.EventTypeWarning, EventCronJobError, notOwned.Error())
 		return nil
 	case apierrors.IsInvalid(err):
-		obs.cronJobErr = fmt.Errorf("CronJob rejected by the API server: %w", err)
-		r.eventOnChange(task, corev1.EventTypeWarning, EventCronJobError, obs.cronJobErr.Error())
+		p.cronJobErr = fmt.Errorf("CronJob rejected by the API server: %w", err)
+		eventOnChange(p, corev1.EventTypeWarning, EventCronJobError, p.cronJobErr.Error())
 		return nil
 	case err != nil:
-		obs.cronJobErr = err
+		p.cronJobErr = err
 		return err
 	}
-	obs.cronJob = cj
+	p.cronJob = cj
 
 	log := ctrl.LoggerFrom(ctx)
 	switch res {
-	case reconcileutil.ApplyCreated:
+	case apply.Created:
 		log.Info("Created CronJob", "cronJob", klog.KObj(cj))
-		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobCreated, "Create", "Created CronJob %s", cj.Name)
-	case reconcileutil.ApplyUpdated:
+		p.event(cj, corev1.EventTypeNormal, EventCronJobCreated, "Create", "Created CronJob %s", cj.Name)
+	case apply.Updated:
 		log.Info("Updated CronJob", "cronJob", klog.KObj(cj))
-		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobUpdated, "Update", "Updated CronJob %s", cj.Name)
-	case reconcileutil.ApplyRepaired:
+		p.event(cj, corev1.EventTypeNormal, EventCronJobUpdated, "Update", "Updated CronJob %s", cj.Name)
+	case apply.Repaired:
 		log.Info("Repaired hand-edited CronJob", "cronJob", klog.KObj(cj))
-		r.Recorder.Eventf(task, cj, corev1.EventTypeNormal, EventCronJobRepaired, "Update", "Repaired hand-edited CronJob %s", cj.Name)
-	case reconcileutil.ApplyDeferred:
+		p.event(cj, corev1.EventTypeNormal, EventCronJobRepaired, "Update", "Repaired hand-edited CronJob %s", cj.Name)
+	case apply.Deferred:
 		// Changed again right after a repair: the next repair waits (see
-		// reconcileutil.RepairBackoff); the job template is still checked
+		// apply.RepairBackoff); the job template is still checked
 		// below, at once.
 		wait := r.applier.RepairWait(cronJobKind, client.ObjectKeyFromObject(cj))
 		log.V(1).Info("Holding back the repair of a CronJob changed again", "cronJob", klog.KObj(cj), "wait", wait)
-		obs.wakeAt(wait)
+		p.wakeAt(wait)
 	}
-	obs.contest = r.applier.Contest(cronJobKind, client.ObjectKeyFromObject(cj))
-	obs.wakeAt(obs.contest.EndsIn)
-	return r.checkTemplate(ctx, task, obs, desired, rendered, signed, res == reconcileutil.ApplyCreated)
+	p.contest = r.applier.Contest(cronJobKind, client.ObjectKeyFromObject(cj))
+	p.wakeAt(p.contest.EndsIn)
+	return r.checkTemplate(ctx, p, res == apply.Created)
 }
 
 // renderedTemplate is the pod template of the configuration, as a typed value.
@@ -328,13 +276,14 @@ func convert(in, out any) error {
 // out with the apply that sets the template and costs no write of its own;
 // where this API server was seen to default more, the stored template learned
 // then is signed instead (see learnTemplate).
-func (r *Reconciler) signTemplate(task *platformv1.ScheduleTask, desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec) string {
+func signTemplate(signer *provenance.Signer, task *platformv1.ScheduleTask, learned *learnedTemplate,
+	desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec) string {
 	hash := provenance.TemplateHash(provenance.Defaulted(rendered))
-	if l, ok := r.learnedTemplates.Load(task.UID); ok && l.(learnedTemplate).rendered == provenance.TemplateHash(rendered) {
-		hash = l.(learnedTemplate).stored
+	if learned != nil && learned.rendered == provenance.TemplateHash(rendered) {
+		hash = learned.stored
 	}
 	desired.Spec.JobTemplate.WithAnnotations(map[string]string{
-		provenance.SignatureAnnotation: r.Signer.Sign(task.UID, hash),
+		provenance.SignatureAnnotation: signer.Sign(task.UID, hash),
 	})
 	return hash
 }
@@ -354,9 +303,8 @@ type learnedTemplate struct{ rendered, stored string }
 // also rewrote managedFields to hide them, as a stored template whose hash
 // is not the one signed. Either way the template is put back with one
 // update. In the common case this reads a cached object and writes nothing.
-func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.ScheduleTask, obs *observation,
-	desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec, signed string, created bool) error {
-	cj := obs.cronJob
+func (r *Reconciler) checkTemplate(ctx context.Context, p *pass, created bool) error {
+	cj, signed := p.cronJob, p.signed
 	foreign := slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry)
 	stored := storedTemplateHash(cj)
 	switch {
@@ -365,13 +313,13 @@ func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.Schedul
 	case !foreign && created:
 		// Made by this very apply, the template is exactly what the API
 		// server makes of the rendering: the prediction missed a default.
-		return r.learnTemplate(ctx, task, obs, desired, rendered, stored)
+		return r.learnTemplate(ctx, p, stored)
 	}
-	rep, err := r.removeImplants(ctx, task, desired, signed)
+	rep, err := r.removeImplants(ctx, p.task, p.desired, signed)
 	if err != nil || rep.cronJob == nil {
 		return err
 	}
-	obs.cronJob = rep.cronJob
+	p.cronJob = rep.cronJob
 	if !rep.wrote {
 		return nil
 	}
@@ -379,17 +327,17 @@ func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.Schedul
 	switch {
 	case len(rep.implants) > 0:
 		log.Info("Removed fields other managers added to the job template", "fields", implantsString(rep.implants))
-		r.Recorder.Eventf(task, rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
-			"%s", truncateNote(fmt.Sprintf("Removed from the job template of CronJob %s what other field managers added: %s",
-				rep.cronJob.Name, implantsString(rep.implants))))
+		p.event(rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
+			"Removed from the job template of CronJob %s what other field managers added: %s",
+			rep.cronJob.Name, implantsString(rep.implants))
 	case rep.unowned:
 		log.Info("Removed fields no manager owns from the job template")
-		r.Recorder.Eventf(task, rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
+		p.event(rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
 			"Removed from the job template of CronJob %s fields the task does not set and no field manager owns (managedFields were edited)",
 			rep.cronJob.Name)
 	}
 	if after := storedTemplateHash(rep.cronJob); after != signed {
-		return r.learnTemplate(ctx, task, obs, desired, rendered, after)
+		return r.learnTemplate(ctx, p, after)
 	}
 	return nil
 }
@@ -400,19 +348,19 @@ func (r *Reconciler) checkTemplate(ctx context.Context, task *platformv1.Schedul
 // server defaults a field provenance.Defaulted does not know. It costs one
 // write per task, and again after a restart of the manager; never a
 // forgery, since only a template the operator wrote whole is learned.
-func (r *Reconciler) learnTemplate(ctx context.Context, task *platformv1.ScheduleTask, obs *observation,
-	desired *batchv1ac.CronJobApplyConfiguration, rendered *corev1.PodTemplateSpec, stored string) error {
+func (r *Reconciler) learnTemplate(ctx context.Context, p *pass, stored string) error {
+	task := p.task
 	ctrl.LoggerFrom(ctx).Info("Signing the job template as the API server stored it: it defaulted fields the operator does not predict",
-		"cronJob", klog.KObj(obs.cronJob))
-	r.learnedTemplates.Store(task.UID, learnedTemplate{rendered: provenance.TemplateHash(rendered), stored: stored})
-	desired.Spec.JobTemplate.WithAnnotations(map[string]string{
-		provenance.SignatureAnnotation: r.Signer.Sign(task.UID, stored),
+		"cronJob", klog.KObj(p.cronJob))
+	r.learnedTemplates.Store(task.UID, learnedTemplate{rendered: provenance.TemplateHash(p.rendered), stored: stored})
+	p.desired.Spec.JobTemplate.WithAnnotations(map[string]string{
+		provenance.SignatureAnnotation: p.signer.Sign(task.UID, stored),
 	})
 	cj := &batchv1.CronJob{}
-	if _, err := r.applier.Apply(ctx, task, cj, desired); err != nil {
+	if _, err := r.applier.Apply(ctx, task, cj, p.desired); err != nil {
 		return fmt.Errorf("sign the job template of CronJob %s: %w", task.Name, err)
 	}
-	obs.cronJob = cj
+	p.cronJob = cj
 	return nil
 }
 
@@ -469,11 +417,12 @@ func (r *Reconciler) removeImplants(ctx context.Context, task *platformv1.Schedu
 		unowned: before != signed && after == signed && len(implants) == 0}, nil
 }
 
-// eventOnChange records a warning only when the Ready condition does not
-// already say the same, so a persisting error is reported once, not on every pass.
-func (r *Reconciler) eventOnChange(task *platformv1.ScheduleTask, eventType, reason, message string) {
-	if c := meta.FindStatusCondition(task.Status.Conditions, platformv1.ConditionReady); c != nil && c.Message == message {
+// eventOnChange queues a warning only when the Ready condition does not
+// already say the same, so a persisting error is reported once, not on every
+// pass: a change of Ready's message that the status records.
+func eventOnChange(p *pass, eventType, reason, message string) {
+	if c := meta.FindStatusCondition(p.task.Status.Conditions, platformv1.ConditionReady); c != nil && c.Message == message {
 		return
 	}
-	r.Recorder.Eventf(task, nil, eventType, reason, "Reconcile", "%s", message)
+	p.transition(nil, eventType, reason, "Reconcile", "%s", message)
 }

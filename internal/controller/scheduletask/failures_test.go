@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -44,7 +31,7 @@ func TestFailureStreak_CountsFailuresSinceTheLastSuccessAndResume(t *testing.T) 
 		name      string
 		runs      []*platformv1.TaskRun
 		lastOK    *metav1.Time // status.lastSuccessfulTime
-		resumedAt string
+		resumedAt *metav1.Time // status.handledRequests.resumedAt
 		want      int32
 		newest    string
 	}{
@@ -60,7 +47,7 @@ func TestFailureStreak_CountsFailuresSinceTheLastSuccessAndResume(t *testing.T) 
 		{name: "runs stopped or never started do not count", want: 1, newest: "b", runs: []*platformv1.TaskRun{
 			failed("b", 2, platformv1.ReasonBackoffLimitExceeded), failed("c", 3, platformv1.ReasonCancelled),
 			failed("d", 4, platformv1.ReasonConcurrencyForbidden), failed("e", 5, platformv1.ReasonTaskCannotRun)}},
-		{name: "a resume starts again from zero", resumedAt: at(3).UTC().Format(time.RFC3339), want: 1, newest: "d",
+		{name: "a resume starts again from zero", resumedAt: at(3), want: 1, newest: "d",
 			runs: []*platformv1.TaskRun{failed("b", 2, platformv1.ReasonBackoffLimitExceeded),
 				failed("c", 3, platformv1.ReasonBackoffLimitExceeded), failed("d", 4, platformv1.ReasonBackoffLimitExceeded)}},
 		{name: "running runs do not count", want: 1, newest: "b", runs: []*platformv1.TaskRun{
@@ -70,10 +57,7 @@ func TestFailureStreak_CountsFailuresSinceTheLastSuccessAndResume(t *testing.T) 
 		t.Run(tt.name, func(t *testing.T) {
 			task := testutil.NewScheduleTask("ns", "t")
 			task.Status.LastSuccessfulTime = tt.lastOK
-			if tt.resumedAt != "" {
-				task.Annotations = map[string]string{resumedAtAnnotation: tt.resumedAt}
-			}
-			n, newest := failureStreak(task, tt.runs)
+			n, newest := failureStreak(task, tt.resumedAt, tt.runs)
 			if n != tt.want {
 				t.Errorf("streak %d, want %d", n, tt.want)
 			}
@@ -92,7 +76,7 @@ func TestFailureStreak_CountsFailuresSinceTheLastSuccessAndResume(t *testing.T) 
 func TestBuildStatus_SuspendedAfterFailuresIsReadyFalseWithNoNextRun(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("* * * * *"))
 	task.Spec.SuspendAfterFailures = 2
-	obs := &observation{failures: 2, suspendedAfterFailures: true, newestFailure: failed("d", 4, platformv1.ReasonBackoffLimitExceeded)}
+	obs := &pass{task: task, failures: 2, suspendedAfterFailures: true, newestFailure: failed("d", 4, platformv1.ReasonBackoffLimitExceeded)}
 	st := buildStatus(task, obs, now)
 	c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionReady)
 	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != platformv1.ReasonSuspendedAfterFailures {
@@ -110,7 +94,7 @@ func TestBuildStatus_SuspendedAfterFailuresIsReadyFalseWithNoNextRun(t *testing.
 
 func TestBuildStatus_EffectiveScheduleResolvesH(t *testing.T) {
 	task := testutil.NewScheduleTask("team-a", "backup", testutil.WithSchedule("H 2 * * *"))
-	st := buildStatus(task, &observation{}, now)
+	st := buildStatus(task, &pass{task: task}, now)
 	if st.EffectiveSchedule == "" || strings.Contains(st.EffectiveSchedule, "H") || !strings.HasSuffix(st.EffectiveSchedule, " 2 * * *") {
 		t.Fatalf("effectiveSchedule %q, want a concrete minute and hour 2", st.EffectiveSchedule)
 	}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -28,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/controller/taskrun"
 )
 
 // reconcileDelete asks for the task's active runs to end as Cancelled (the
@@ -44,7 +30,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, task *platformv1.Sched
 	}
 	var trs platformv1.TaskRunList
 	if err := r.List(ctx, &trs, client.InNamespace(task.Namespace),
-		client.MatchingFields{taskrun.TaskNameField: task.Name}); err != nil {
+		client.MatchingFields{platformv1.TaskRunTaskNameIndex: task.Name}); err != nil {
 		return fmt.Errorf("list TaskRuns: %w", err)
 	}
 	for i := range trs.Items {

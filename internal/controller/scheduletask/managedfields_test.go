@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -29,9 +16,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/provenance"
-	"github.com/example/platform-operator/internal/reconcileutil"
 )
 
 // entry is a managedFields entry with the FieldsV1 JSON fields.
@@ -187,7 +174,7 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 	cj := &batchv1.CronJob{
 		ObjectMeta: metav1.ObjectMeta{Name: "t",
 			Labels: map[string]string{platformv1.ScheduleTaskLabel: "t", platformv1.ManagedByLabel: platformv1.ManagedByValue, "big": "x"},
-			Annotations: map[string]string{reconcileutil.AppliedHashAnnotation: "h", "big": "x",
+			Annotations: map[string]string{apply.AppliedHashAnnotation: "h", "big": "x",
 				provenance.TemplateHashAnnotation: "forged"}},
 		Spec: batchv1.CronJobSpec{Schedule: "* * * * *", JobTemplate: batchv1.JobTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{provenance.SignatureAnnotation: "v1.sig"}},
@@ -205,7 +192,7 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 	full := cj.DeepCopy()
 	want := cj.DeepCopy()
 	want.Labels = own()
-	want.Annotations = map[string]string{reconcileutil.AppliedHashAnnotation: "h",
+	want.Annotations = map[string]string{apply.AppliedHashAnnotation: "h",
 		provenance.TemplateHashAnnotation: provenance.TemplateHash(&full.Spec.JobTemplate.Spec.Template)}
 	want.Spec.JobTemplate.Spec.Template = corev1.PodTemplateSpec{}
 	want.Status.Active = nil
@@ -229,5 +216,36 @@ func TestStripCronJob_KeepsWhatTheOperatorReads(t *testing.T) {
 	full.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Image = "evil"
 	if storedTemplateHash(full) == storedTemplateHash(kept) {
 		t.Error("the stored template hash did not change with the template")
+	}
+}
+
+// TestStrip_ASecondPassKeepsTheHashOfTheFullTemplate: with WatchList (the
+// streaming initial list), client-go's reflector runs the informer's
+// transform on each object in its temporary store and the store runs it
+// again (kubernetes#131799), so a transform sees objects it already
+// slimmed. The hash must still be the full template's: a second pass that
+// hashed the empty template would leave every Job present at a manager's
+// start unverifiable, and a Job that never changes again (one that ended
+// while the manager was down) never recorded.
+func TestStrip_ASecondPassKeepsTheHashOfTheFullTemplate(t *testing.T) {
+	tmpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "task", Image: "busybox:1.36"}}}}
+	want := provenance.TemplateHash(&tmpl)
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "t-1", Labels: map[string]string{platformv1.ScheduleTaskLabel: "t"}},
+		Spec: batchv1.JobSpec{Template: *tmpl.DeepCopy()}}
+	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "t"},
+		Spec: batchv1.CronJobSpec{JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{Template: *tmpl.DeepCopy()}}}}
+	for range 2 {
+		if _, err := stripJob(job); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := stripCronJob(cj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := job.Annotations[provenance.TemplateHashAnnotation]; got != want {
+		t.Errorf("Job stripped twice: template hash %q, want the full template's %q", got, want)
+	}
+	if got := storedTemplateHash(cj); got != want {
+		t.Errorf("CronJob stripped twice: template hash %q, want the full template's %q", got, want)
 	}
 }

@@ -1,39 +1,20 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/schedule"
-	"github.com/example/platform-operator/internal/tracing"
 )
 
 // EventMissedRuns names the fire times the CronJob missed.
@@ -67,15 +48,18 @@ type missedObservation struct {
 // pass, leaves the latest fire time to the CronJob controller, which starts
 // it late when it comes back (RunLatest and RunAll) or not at all (Skip's
 // deadline): the operator never races it for the same Job.
-func observeMissedRuns(task *platformv1.ScheduleTask, obs *observation, now time.Time) (missed []time.Time, more bool) {
+//
+// runs are the task's runs as the pass's records leave them.
+func observeMissedRuns(p *pass, runs []*platformv1.TaskRun) (missed []time.Time, more bool) {
+	task, now := p.task, p.now
 	st := &task.Status
 	m := &missedObservation{total: st.MissedRuns, last: st.LastMissedTime, checked: st.MissedRunsCheckedTime}
-	obs.missed = m
+	p.missed = m
 	effective, err := schedule.Effective(task.Spec.Schedule, task.Namespace, task.Name)
 	if err != nil {
 		return nil, false
 	}
-	suspended := ptr.Deref(task.Spec.Suspend, false) || obs.suspendedAfterFailures
+	suspended := ptr.Deref(task.Spec.Suspend, false) || p.suspendedAfterFailures
 	// The minute, not the instant: passes that repeat (a CronJob that keeps
 	// failing to apply) then write the same value, not a new one each.
 	restart := &metav1.Time{Time: now.Truncate(time.Minute)}
@@ -91,7 +75,7 @@ func observeMissedRuns(task *platformv1.ScheduleTask, obs *observation, now time
 		}
 		return nil, false
 	}
-	latest := newestScheduled(obs)
+	latest := newestScheduled(p.obs.cronJob, runs)
 	if latest == nil || !latest.After(m.checked.Time) {
 		return nil, false
 	}
@@ -99,7 +83,7 @@ func observeMissedRuns(task *platformv1.ScheduleTask, obs *observation, now time
 	if err != nil {
 		return nil, false
 	}
-	ran := firesWithRuns(task, obs.runs)
+	ran := firesWithRuns(task, runs, p.obs.jobs)
 	forbid := concurrencyPolicy(&task.Spec) == platformv1.ForbidConcurrent
 	scanned := 0
 	for t := sched.Next(m.checked.Time); !t.IsZero() && t.Before(latest.Time); t = sched.Next(t) {
@@ -107,7 +91,7 @@ func observeMissedRuns(task *platformv1.ScheduleTask, obs *observation, now time
 			more = true
 			break
 		}
-		if ran[t.Unix()] || forbid && activeAt(obs.runs, t) {
+		if ran[t.Unix()] || forbid && activeAt(runs, t) {
 			continue
 		}
 		missed = append(missed, t)
@@ -125,15 +109,12 @@ func observeMissedRuns(task *platformv1.ScheduleTask, obs *observation, now time
 // Jobs in this very pass, before the CronJob's status says so (its status
 // follows the Job). Taking both, the pass that records a run also accounts
 // for the fire times before it, in the same status write.
-func newestScheduled(obs *observation) *metav1.Time {
+func newestScheduled(cj *batchv1.CronJob, runs []*platformv1.TaskRun) *metav1.Time {
 	var latest *metav1.Time
-	if obs.cronJob != nil {
-		latest = obs.cronJob.Status.LastScheduleTime
+	if cj != nil {
+		latest = cj.Status.LastScheduleTime
 	}
-	if obs.runs == nil {
-		return latest
-	}
-	for _, tr := range obs.runs.runs {
+	for _, tr := range runs {
 		if t := tr.Spec.ScheduledTime; tr.Spec.Trigger == platformv1.TriggerScheduled && t != nil && (latest == nil || t.After(latest.Time)) {
 			latest = t
 		}
@@ -143,25 +124,49 @@ func newestScheduled(obs *observation) *metav1.Time {
 
 // firesWithRuns are the fire times (seconds since the epoch) that have a
 // run: a TaskRun standing for it, or a Job of the CronJob's name for it.
-func firesWithRuns(task *platformv1.ScheduleTask, rs *runSet) map[int64]bool {
+func firesWithRuns(task *platformv1.ScheduleTask, runs []*platformv1.TaskRun, jobs []*batchv1.Job) map[int64]bool {
 	ran := map[int64]bool{}
-	if rs == nil {
-		return ran
-	}
-	for _, tr := range rs.runs {
+	for _, tr := range runs {
 		if tr.Spec.ScheduledTime != nil {
 			ran[tr.Spec.ScheduledTime.Unix()] = true
 		}
 	}
-	prefix := task.Name + "-"
-	for _, j := range rs.jobs {
+	for _, j := range jobs {
 		if t := scheduledTime(j); t != nil {
 			ran[t.Unix()] = true
-		} else if m, err := strconv.ParseInt(strings.TrimPrefix(j.Name, prefix), 10, 64); err == nil && strings.HasPrefix(j.Name, prefix) {
-			ran[m*60] = true
+		} else if t, ok := fireTimeOfName(task.Name, j.Name); ok {
+			ran[t.Unix()] = true
 		}
 	}
 	return ran
+}
+
+// fireTimeOfName is the fire time that a Job name of the CronJob
+// controller's form, <cronjob>-<minutes since the epoch>, stands for.
+func fireTimeOfName(cronJob, job string) (time.Time, bool) {
+	digits, ok := strings.CutPrefix(job, cronJob+"-")
+	if !ok || digits == "" || len(digits) > 12 || strings.Trim(digits, "0123456789") != "" {
+		return time.Time{}, false
+	}
+	minutes, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(minutes*60, 0).UTC(), true
+}
+
+// scheduledTime reads the time the CronJob controller (or the operator, for
+// a catch-up run) scheduled a Job for.
+func scheduledTime(job *batchv1.Job) *metav1.Time {
+	v, ok := job.Annotations[batchv1.CronJobScheduledTimestampAnnotation]
+	if !ok {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil
+	}
+	return &metav1.Time{Time: t}
 }
 
 // cronJobStatusLag is how long after a run ends the CronJob controller may
@@ -171,11 +176,8 @@ func firesWithRuns(task *platformv1.ScheduleTask, rs *runSet) map[int64]bool {
 const cronJobStatusLag = 30 * time.Second
 
 // activeAt reports whether a run of the task was in progress at t.
-func activeAt(rs *runSet, t time.Time) bool {
-	if rs == nil {
-		return false
-	}
-	for _, tr := range rs.runs {
+func activeAt(runs []*platformv1.TaskRun, t time.Time) bool {
+	for _, tr := range runs {
 		start := runStart(tr)
 		if start == nil || start.After(t) {
 			continue
@@ -185,40 +187,6 @@ func activeAt(rs *runSet, t time.Time) bool {
 		}
 	}
 	return false
-}
-
-// reconcileMissedRuns counts the fire times the CronJob missed, names them
-// in a Warning event and, for a RunAll task, records a CatchUp run for each
-// of the newest maxMissedRuns of them; reconcileRuns starts those runs as it
-// starts backfill runs, oldest first and in turn when concurrency forbids
-// overlap.
-func (r *Reconciler) reconcileMissedRuns(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
-	missed, more := observeMissedRuns(task, obs, r.Clock.Now())
-	if len(missed) == 0 {
-		return nil
-	}
-	policy := task.Spec.MissedRuns
-	if policy == "" {
-		policy = platformv1.MissedRunsRunLatest
-	}
-	var catchUp []time.Time
-	if policy == platformv1.MissedRunsRunAll {
-		limit := int(task.Spec.MaxMissedRuns)
-		if limit <= 0 {
-			limit = platformv1.DefaultMaxMissedRuns
-		}
-		catchUp = missed[max(len(missed)-limit, 0):]
-	}
-	ctrl.LoggerFrom(ctx).Info("The CronJob missed fire times", "missed", len(missed), "policy", policy, "catchUp", len(catchUp))
-	r.Recorder.Eventf(task, nil, corev1.EventTypeWarning, EventMissedRuns, "Schedule", "%s",
-		// After a gap, the status accounts up to the run that ended it.
-		missedMessage(missed, more, obs.missed.checked.Time, len(catchUp), policy))
-	for _, t := range catchUp {
-		if err := r.recordCatchUp(ctx, task, obs.runs, t); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // missedMessage says which fire times were missed, the run the CronJob
@@ -254,58 +222,4 @@ func missedMessage(missed []time.Time, more bool, latest time.Time, catchUp int,
 // start after all is found instead of a second one made.
 func catchUpName(task *platformv1.ScheduleTask, t time.Time) string {
 	return fmt.Sprintf("%s-%d", task.Name, t.Unix()/60)
-}
-
-// recordCatchUp creates the CatchUp TaskRun of a missed fire time, owned by
-// the task like a recorded run.
-func (r *Reconciler) recordCatchUp(ctx context.Context, task *platformv1.ScheduleTask, rs *runSet, t time.Time) error {
-	name := catchUpName(task, t)
-	for _, j := range rs.jobs {
-		if j.Name == name {
-			return nil // the CronJob started it after all
-		}
-	}
-	tr := &platformv1.TaskRun{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:   task.Namespace,
-			Name:        name,
-			Labels:      map[string]string{platformv1.ScheduleTaskLabel: task.Name},
-			Annotations: map[string]string{platformv1.RunNumberAnnotation: strconv.FormatInt(rs.nextNumber, 10)},
-		},
-		Spec: platformv1.TaskRunSpec{
-			ScheduleTaskName: task.Name,
-			Trigger:          platformv1.TriggerCatchUp,
-			ScheduledTime:    &metav1.Time{Time: t},
-		},
-	}
-	tracing.Annotate(ctx, tr.Annotations)
-	if err := controllerutil.SetControllerReference(task, tr, r.Scheme()); err != nil {
-		return err
-	}
-	if err := r.Create(ctx, tr); apierrors.IsAlreadyExists(err) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("create catch-up TaskRun %s: %w", name, err)
-	}
-	ctrl.LoggerFrom(ctx).Info("Recorded catch-up run", "taskRun", klog.KObj(tr), "scheduledTime", t)
-	rs.runs = append(rs.runs, tr)
-	rs.nextNumber = min(rs.nextNumber, platformv1.MaxRunNumber) + 1
-	return nil
-}
-
-// runJobName is the name of the Job the operator starts for a run: a
-// catch-up run's is the CronJob's name for its fire time, any other's
-// manualJobName.
-func runJobName(task *platformv1.ScheduleTask, tr *platformv1.TaskRun) string {
-	if tr.Spec.Trigger == platformv1.TriggerCatchUp && tr.Spec.ScheduledTime != nil {
-		return catchUpName(task, tr.Spec.ScheduledTime.Time)
-	}
-	return manualJobName(tr)
-}
-
-// waitsItsTurn reports whether a run the operator starts waits for an
-// active run rather than being refused or replacing it: backfill and
-// catch-up runs stand for past fire times, which are all to run.
-func waitsItsTurn(tr *platformv1.TaskRun) bool {
-	return tr.Spec.Trigger == platformv1.TriggerBackfill || tr.Spec.Trigger == platformv1.TriggerCatchUp
 }

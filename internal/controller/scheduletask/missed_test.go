@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -90,11 +77,11 @@ func TestObserveMissedRuns_CountsEachGapOnceAndOnlyRealMisses(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(task)
 			}
-			obs := &observation{
+			obs := &pass{task: task, now: later, obs: &observation{
 				cronJob: &batchv1.CronJob{Status: batchv1.CronJobStatus{LastScheduleTime: tt.latest}},
-				runs:    &runSet{runs: tt.runs, jobs: tt.jobs},
-			}
-			missed, more := observeMissedRuns(task, obs, later)
+				jobs:    tt.jobs,
+			}}
+			missed, more := observeMissedRuns(obs, tt.runs)
 			var got []int
 			for _, m := range missed {
 				got = append(got, int(m.Sub(minute(0))/time.Minute))
@@ -120,9 +107,9 @@ func TestObserveMissedRuns_StopsCountingAtTheScanBound(t *testing.T) {
 	task.Status.EffectiveSchedule = task.Spec.Schedule
 	start := now.Add(-200 * 24 * time.Hour).Truncate(time.Minute)
 	task.Status.MissedRunsCheckedTime = &metav1.Time{Time: start}
-	obs := &observation{cronJob: &batchv1.CronJob{Status: batchv1.CronJobStatus{LastScheduleTime: &metav1.Time{Time: now.Truncate(time.Minute)}}},
-		runs: &runSet{}}
-	missed, more := observeMissedRuns(task, obs, now)
+	obs := &pass{task: task, now: now, obs: &observation{
+		cronJob: &batchv1.CronJob{Status: batchv1.CronJobStatus{LastScheduleTime: &metav1.Time{Time: now.Truncate(time.Minute)}}}}}
+	missed, more := observeMissedRuns(obs, nil)
 	if !more || len(missed) != maxMissedScan {
 		t.Errorf("%d missed, more %v; want %d and more", len(missed), more, maxMissedScan)
 	}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -26,43 +13,30 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
-// reconcileRetention deletes the oldest finished TaskRuns beyond the task's
-// history limits. Running runs are never deleted.
-func (r *Reconciler) reconcileRetention(ctx context.Context, task *platformv1.ScheduleTask, obs *observation) error {
-	if obs.runs == nil {
-		return nil
-	}
-	expired := expiredRuns(obs.runs.runs,
-		int(ptr.Deref(task.Spec.SuccessfulRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)),
-		int(ptr.Deref(task.Spec.FailedRunsHistoryLimit, platformv1.DefaultRunsHistoryLimit)))
-	for _, tr := range expired {
-		ctrl.LoggerFrom(ctx).V(1).Info("Deleting TaskRun beyond the history limit", "taskRun", klog.KObj(tr))
-		// The Job goes first, and is remembered as gone: were the TaskRun
-		// deleted while its Job still showed in the cache, the next pass
-		// would record the Job again as a new run.
-		if ref := tr.Spec.JobRef; ref != nil {
-			r.deletedJobs.Remember(ref.UID, struct{}{})
-			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: tr.Namespace, Name: ref.Name}}
-			err := r.Delete(ctx, job, client.Preconditions{UID: &ref.UID},
-				client.PropagationPolicy(metav1.DeletePropagationBackground))
-			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
-				return fmt.Errorf("delete Job %s: %w", ref.Name, err)
-			}
-		}
-		if err := r.Delete(ctx, tr); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete TaskRun %s: %w", tr.Name, err)
+// expire deletes a run beyond the history limits. The Job goes first, and
+// is remembered as gone: were the TaskRun deleted while its Job still
+// showed in the cache, the next pass would record the Job again as a new
+// run.
+func (r *Reconciler) expire(ctx context.Context, tr *platformv1.TaskRun) error {
+	ctrl.LoggerFrom(ctx).V(1).Info("Deleting TaskRun beyond the history limit", "taskRun", klog.KObj(tr))
+	if ref := tr.Spec.JobRef; ref != nil {
+		r.deletedJobs.Remember(ref.UID, struct{}{})
+		job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: tr.Namespace, Name: ref.Name}}
+		err := r.Delete(ctx, job, client.Preconditions{UID: &ref.UID},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+			return fmt.Errorf("delete Job %s: %w", ref.Name, err)
 		}
 	}
-	obs.runs.runs = slices.DeleteFunc(obs.runs.runs, func(tr *platformv1.TaskRun) bool {
-		return slices.Contains(expired, tr)
-	})
+	if err := r.Delete(ctx, tr); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete TaskRun %s: %w", tr.Name, err)
+	}
 	return nil
 }
 

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -21,12 +8,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/testutil"
@@ -124,16 +114,15 @@ func TestSetRunsAdoptedCondition(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		rs   *runSet
+		rs   []string
 		want []metav1.Condition
 	}{
-		{"runs not listed: left as it was", nil, nil},
-		{"all adopted", &runSet{}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted, Status: metav1.ConditionTrue,
+		{"all adopted", nil, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted, Status: metav1.ConditionTrue,
 			Reason: platformv1.ReasonAllRunsAdopted, Message: "Every TaskRun naming this task is the task's", ObservedGeneration: 4}}},
-		{"two foreign", &runSet{unadopted: []string{"b", "a"}}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted,
+		{"two foreign", []string{"b", "a"}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted,
 			Status: metav1.ConditionFalse, Reason: platformv1.ReasonForeignController, ObservedGeneration: 4,
 			Message: "TaskRuns naming this task are controlled by another object and cannot be adopted: a, b"}}},
-		{"many foreign: ten named", &runSet{unadopted: names(12)}, []metav1.Condition{{Type: platformv1.ConditionRunsAdopted,
+		{"many foreign: ten named", names(12), []metav1.Condition{{Type: platformv1.ConditionRunsAdopted,
 			Status: metav1.ConditionFalse, Reason: platformv1.ReasonForeignController, ObservedGeneration: 4,
 			Message: "TaskRuns naming this task are controlled by another object and cannot be adopted: " +
 				"r01, r02, r03, r04, r05, r06, r07, r08, r09, r10 and 2 more"}}},
@@ -144,6 +133,57 @@ func TestSetRunsAdoptedCondition(t *testing.T) {
 			setRunsAdoptedCondition(&conds, task, tt.rs, now)
 			if d := cmp.Diff(tt.want, conds, cmpopts.IgnoreFields(metav1.Condition{}, "LastTransitionTime")); d != "" {
 				t.Errorf("conditions (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestFiredFor_OnlyAJobTheScheduleStartedIsScheduled(t *testing.T) {
+	fire := time.Date(2026, 12, 4, 10, 5, 0, 0, time.UTC) // a fire time of */5
+	at := func(d time.Duration) metav1.Time { return metav1.NewTime(fire.Add(d)) }
+	named := func(m time.Time) string { return fmt.Sprintf("nightly-%d", m.Unix()/60) }
+	tests := []struct {
+		name     string
+		schedule string
+		zone     *string
+		deadline *int64
+		skip     bool
+		job      string
+		created  metav1.Time
+		want     bool
+	}{
+		{name: "started at its fire time", job: named(fire), created: at(2 * time.Second), want: true},
+		{name: "started late, before the next fire time", job: named(fire), created: at(4 * time.Minute), want: true},
+		{name: "made ahead of its fire time", job: named(fire), created: at(-time.Minute)},
+		{name: "made at or after the next fire time", job: named(fire), created: at(5 * time.Minute)},
+		{name: "within the starting deadline", deadline: ptr.To[int64](30), job: named(fire), created: at(30 * time.Second), want: true},
+		{name: "past the starting deadline", deadline: ptr.To[int64](30), job: named(fire), created: at(40 * time.Second)},
+		{name: "a Skip task's deadline", skip: true, job: named(fire), created: at(2 * time.Minute)},
+		{name: "a minute the schedule never fires at", job: named(fire.Add(time.Minute)), created: at(70 * time.Second)},
+		{name: "a manual run's Job", job: "nightly-m1a2b3c4d", created: at(time.Second)},
+		{name: "another CronJob's name", job: fmt.Sprintf("nightly2-%d", fire.Unix()/60), created: at(time.Second)},
+		{name: "in the schedule's time zone", schedule: "5 19 * * *", zone: ptr.To("Asia/Tokyo"),
+			job: named(fire), created: at(time.Second), want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			task := testutil.NewScheduleTask("ns", "nightly")
+			task.Spec.StartingDeadlineSeconds = tt.deadline
+			if tt.skip {
+				task.Spec.MissedRuns = platformv1.MissedRunsSkip
+			}
+			if tt.schedule == "" {
+				tt.schedule = "*/5 * * * *"
+			}
+			cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "nightly"},
+				Spec: batchv1.CronJobSpec{Schedule: tt.schedule, TimeZone: tt.zone}}
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: tt.job, CreationTimestamp: tt.created}}
+			got := firedFor(task, cj, job)
+			switch {
+			case tt.want && (got == nil || !got.Equal(&metav1.Time{Time: fire})):
+				t.Errorf("Job %s created at %s: fired for %v, want %s", tt.job, tt.created.UTC(), got, fire)
+			case !tt.want && got != nil:
+				t.Errorf("Job %s created at %s: fired for %s, want no scheduled run", tt.job, tt.created.UTC(), got.UTC())
 			}
 		})
 	}

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -21,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,73 +15,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/apply"
+	"github.com/example/platform-operator/internal/objstatus"
 	"github.com/example/platform-operator/internal/schedule"
 )
-
-// observation is what one pass saw and did; the status is rebuilt from it
-// alone, never from the status an earlier pass wrote.
-type observation struct {
-	// cronJob is the task's CronJob after this pass, nil if it could not be made.
-	cronJob *batchv1.CronJob
-	// cronJobErr says why the CronJob is missing or wrong; nil when it is right.
-	cronJobErr error
-	// runs are the task's TaskRuns and Jobs after this pass.
-	runs *runSet
-	// requeueAfter asks for the next pass at a time, when no watch will.
-	requeueAfter time.Duration
-	// failures is the task's failure streak (see failureStreak), and
-	// newestFailure the newest failed run it counts.
-	failures      int32
-	newestFailure *platformv1.TaskRun
-	// suspendedAfterFailures: the streak reached suspendAfterFailures, so
-	// the CronJob is suspended.
-	suspendedAfterFailures bool
-	// missed is what the pass made of missed fire times; nil when it did
-	// not get that far, and the stored count stands.
-	missed *missedObservation
-	// contest says whether someone keeps changing the CronJob.
-	contest reconcileutil.Contest
-	// becameContested: the status rebuilt from this pass turned
-	// ChildContested True.
-	becameContested bool
-}
-
-// wakeAt asks for the next pass in d at the latest.
-func (o *observation) wakeAt(d time.Duration) {
-	if d > 0 && (o.requeueAfter == 0 || d < o.requeueAfter) {
-		o.requeueAfter = d
-	}
-}
 
 // buildStatus rebuilds a task's status from what the pass observed. The run
 // count is the one value that cannot be observed once retention deleted old
 // runs, so it is carried as the highest of the previous count and the run
 // numbers on the TaskRuns.
-func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time) platformv1.ScheduleTaskStatus {
+func buildStatus(task *platformv1.ScheduleTask, p *pass, now time.Time) platformv1.ScheduleTaskStatus {
 	st := platformv1.ScheduleTaskStatus{
 		ObservedGeneration:  task.Status.ObservedGeneration,
 		Conditions:          slices.Clone(task.Status.Conditions),
 		TriggerCount:        task.Status.TriggerCount,
-		ConsecutiveFailures: obs.failures,
+		ConsecutiveFailures: p.failures,
 		// Missed fire times, like the run count, cannot be observed again
 		// once passed: they are carried, and added to by the pass.
 		MissedRuns:            task.Status.MissedRuns,
 		LastMissedTime:        task.Status.LastMissedTime,
 		MissedRunsCheckedTime: task.Status.MissedRunsCheckedTime,
+		HandledRequests:       p.handled,
 	}
-	if m := obs.missed; m != nil {
+	// The fire times are accounted for once the CronJob stands: without
+	// it the pass leaves the runs alone.
+	if m := p.missed; m != nil && p.cronJob != nil {
 		st.MissedRuns, st.LastMissedTime, st.MissedRunsCheckedTime = m.total, m.last, m.checked
 	}
-	if cj := obs.cronJob; cj != nil {
+	if cj := p.cronJob; cj != nil {
 		st.LastScheduleTime = cj.Status.LastScheduleTime
 		st.LastSuccessfulTime = cj.Status.LastSuccessfulTime
 	}
 
-	var runs []*platformv1.TaskRun
-	if obs.runs != nil {
-		runs = obs.runs.runs
-	}
+	runs := p.runs
 	var newest, newestFinished *platformv1.TaskRun
 	for _, tr := range runs {
 		if n := tr.RunNumber(); n > st.TriggerCount {
@@ -133,56 +85,69 @@ func buildStatus(task *platformv1.ScheduleTask, obs *observation, now time.Time)
 	if effective, err := schedule.Effective(task.Spec.Schedule, task.Namespace, task.Name); err == nil {
 		st.EffectiveSchedule = effective
 		if s, err := schedule.Parse(effective, ptr.Deref(task.Spec.TimeZone, "")); err == nil &&
-			!ptr.Deref(task.Spec.Suspend, false) && !obs.suspendedAfterFailures {
+			!ptr.Deref(task.Spec.Suspend, false) && !p.suspendedAfterFailures {
 			if next := s.Next(now); !next.IsZero() {
 				st.NextScheduleTime = &metav1.Time{Time: next}
 			}
 		}
 	}
 
-	setReadyCondition(&st.Conditions, task, obs, now)
-	obs.becameContested = reconcileutil.SetChildContestedCondition(&st.Conditions, []reconcileutil.ContestedChild{{
-		Key:     reconcileutil.RepairKey{Kind: cronJobKind, NamespacedName: client.ObjectKeyFromObject(task)},
-		Contest: obs.contest}}, task.Generation, now)
-	setRunsAdoptedCondition(&st.Conditions, task, obs.runs, now)
-	obs.wakeAt(setFreshCondition(&st.Conditions, task, st.LastSuccessfulTime, now))
+	setReadyCondition(&st.Conditions, task, p, now)
+	p.becameContested = apply.SetChildContestedCondition(&st.Conditions, []apply.ContestedChild{{
+		Key:     apply.RepairKey{Kind: cronJobKind, NamespacedName: client.ObjectKeyFromObject(task)},
+		Contest: p.contest}}, task.Generation, now)
+	setRunsAdoptedCondition(&st.Conditions, task, p.unadopted, now)
+	p.wakeAt(setFreshCondition(&st.Conditions, task, st.LastSuccessfulTime, now))
 	return st
 }
 
 // setReadyCondition sets Ready from the CronJob step's outcome and the
 // failure streak.
-func setReadyCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask, obs *observation, now time.Time) {
+func setReadyCondition(conds *[]metav1.Condition, task *platformv1.ScheduleTask, p *pass, now time.Time) {
 	c := metav1.Condition{Type: platformv1.ConditionReady, Status: metav1.ConditionTrue,
 		Reason: platformv1.ReasonCronJobReady, Message: "CronJob is in sync with the task"}
 	switch {
-	case obs.cronJobErr != nil:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonCronJobError, obs.cronJobErr.Error()
-	case obs.suspendedAfterFailures:
-		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonSuspendedAfterFailures, suspendedMessage(task, obs)
+	case p.cronJobErr != nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonCronJobError, p.cronJobErr.Error()
+	case p.suspendedAfterFailures:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, platformv1.ReasonSuspendedAfterFailures, suspendedMessage(p)
 	case ptr.Deref(task.Spec.Suspend, false):
 		c.Reason, c.Message = platformv1.ReasonSuspended, "Task is suspended: no new runs are scheduled"
 	}
-	reconcileutil.SetCondition(conds, c, task.Generation, now)
+	objstatus.SetCondition(conds, c, task.Generation, now)
 }
 
-// writeStatus writes the rebuilt status if it differs from the stored one.
+// writeStatus writes the rebuilt status if it differs from the stored one;
+// the pass's events go out after it (see emit).
 // ObservedGeneration moves only when the whole pass succeeded. Passes that
 // would start from a version this manager replaced itself are skipped (see
-// reconcileutil.OwnWrites), so conflicts come only from other writers.
-func (r *Reconciler) writeStatus(ctx context.Context, task *platformv1.ScheduleTask, obs *observation, ok bool) error {
-	now := r.Clock.Now()
-	st := buildStatus(task, obs, now)
+// expectations.OwnWrites), so conflicts come only from other writers.
+func (r *Reconciler) writeStatus(ctx context.Context, p *pass, ok bool) error {
+	task, now := p.task, r.Clock.Now()
+	st := nextStatus(p, now, ok)
+	_, err := objstatus.Write(ctx, r.Client, task, &task.Status, st)
+	return err
+}
+
+// nextStatus is the status rebuilt from the pass at now, and queues the
+// transitions it records: missed fire times, staleness, a contested
+// CronJob. ok: every step of the pass was done.
+func nextStatus(p *pass, now time.Time, ok bool) platformv1.ScheduleTaskStatus {
+	task := p.task
+	st := buildStatus(task, p, now)
 	if ok {
 		st.ObservedGeneration = task.Generation
 	}
-	obs.wakeAt(untilNextScheduleMoves(&st, task, obs.cronJob != nil, now))
-	r.eventOnFreshChange(task, st.Conditions)
-	wrote, err := reconcileutil.WriteStatus(ctx, r.Client, task, &task.Status, st, &r.writes)
-	if wrote && obs.becameContested {
-		c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
-		r.Recorder.Eventf(task, obs.cronJob, corev1.EventTypeWarning, EventChildContested, "Repair", "%s", c.Message)
+	p.wakeAt(untilNextScheduleMoves(&st, task, p.cronJob != nil, now))
+	if p.missedEvent != nil && p.cronJob != nil {
+		p.events = append(p.events, *p.missedEvent)
 	}
-	return err
+	eventOnFreshChange(task, p, st.Conditions)
+	if p.becameContested {
+		c := meta.FindStatusCondition(st.Conditions, platformv1.ConditionChildContested)
+		p.transition(p.cronJob, corev1.EventTypeWarning, EventChildContested, "Repair", "%s", c.Message)
+	}
+	return st
 }
 
 // untilNextScheduleMoves is how long until a pass should move

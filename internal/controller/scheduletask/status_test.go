@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package scheduletask
 
@@ -56,13 +43,13 @@ func TestBuildStatus_FromRuns(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("*/10 * * * *"))
 	task.Generation = 3
 	task.Status.TriggerCount = 2 // older runs were deleted by retention
-	obs := &observation{
+	obs := &pass{task: task,
 		cronJob: &batchv1.CronJob{},
-		runs: &runSet{runs: []*platformv1.TaskRun{
+		runs: []*platformv1.TaskRun{
 			run("a", 3, 1, platformv1.TaskRunSucceeded),
 			run("b", 4, 2, platformv1.TaskRunFailed),
 			run("c", 5, 3, platformv1.TaskRunRunning),
-		}},
+		},
 	}
 	st := buildStatus(task, obs, now)
 
@@ -106,7 +93,7 @@ func TestSetReadyCondition(t *testing.T) {
 			task := testutil.NewScheduleTask("ns", "t", testutil.WithSuspend(tt.suspend))
 			task.Generation = 7
 			var conds []metav1.Condition
-			setReadyCondition(&conds, task, &observation{cronJobErr: tt.err}, now)
+			setReadyCondition(&conds, task, &pass{task: task, cronJobErr: tt.err}, now)
 			c := meta.FindStatusCondition(conds, platformv1.ConditionReady)
 			if c == nil || c.Status != tt.wantStatus || c.Reason != tt.wantReason || c.ObservedGeneration != 7 {
 				t.Fatalf("Ready = %+v, want %s/%s at generation 7", c, tt.wantStatus, tt.wantReason)
@@ -118,8 +105,8 @@ func TestSetReadyCondition(t *testing.T) {
 func TestSetReadyCondition_KeepsTransitionTimeWhileStatusHolds(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t")
 	var conds []metav1.Condition
-	setReadyCondition(&conds, task, &observation{}, now)
-	setReadyCondition(&conds, task, &observation{}, now.Add(time.Hour))
+	setReadyCondition(&conds, task, &pass{task: task}, now)
+	setReadyCondition(&conds, task, &pass{task: task}, now.Add(time.Hour))
 	if got := conds[0].LastTransitionTime.Time; !got.Equal(now) {
 		t.Errorf("lastTransitionTime moved to %v without a transition", got)
 	}
@@ -203,7 +190,7 @@ func TestUntilNextScheduleMoves_WaitsForTheJobWhenOneIsComingElseWakesJustAfterT
 func TestBuildStatus_NextScheduleTimeIsNeverInThePast(t *testing.T) {
 	task := testutil.NewScheduleTask("ns", "t", testutil.WithSchedule("*/5 * * * *"))
 	now := time.Date(2026, 11, 30, 10, 5, 0, 0, time.UTC) // exactly a fire time
-	st := buildStatus(task, &observation{}, now)
+	st := buildStatus(task, &pass{task: task}, now)
 	if want := now.Add(5 * time.Minute); st.NextScheduleTime == nil || !st.NextScheduleTime.Time.Equal(want) {
 		t.Errorf("nextScheduleTime = %v at a fire time, want the following one %s", st.NextScheduleTime, want)
 	}

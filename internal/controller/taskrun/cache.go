@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package taskrun
 
@@ -25,20 +12,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/cacheblock"
 )
 
 // CacheBlock is what the TaskRun controller needs of the manager's cache:
 // the pods of runs, reduced to what tells how an attempt went, and every
 // TaskRun, finished ones slimmed.
-func CacheBlock() reconcileutil.CacheBlock {
-	return reconcileutil.CacheBlock{
+func CacheBlock() cacheblock.Block {
+	return cacheblock.Block{
 		KindLabel: platformv1.ScheduleTaskLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
 			&corev1.Pod{}: stripPod,
 		},
 		// A run's pods are its Job's, which the TaskRun names by UID
-		// (podJobUIDField).
+		// (platformv1.PodJobUIDIndex).
 		Controllers: map[client.Object][]schema.GroupKind{
 			&corev1.Pod{}: {{Group: batchv1.GroupName, Kind: "Job"}},
 		},
@@ -72,7 +59,7 @@ func stripFinishedRun(obj any) (any, error) {
 		} else {
 			// A run finished by a version that did not write the number in
 			// its status: its annotation is the only place left.
-			tr.Annotations = reconcileutil.KeepKeys(tr.Annotations, platformv1.RunNumberAnnotation)
+			tr.Annotations = cacheblock.KeepKeys(tr.Annotations, platformv1.RunNumberAnnotation)
 		}
 		if tr.Spec.JobRef != nil {
 			tr.OwnerReferences = nil
@@ -101,7 +88,7 @@ func stripPod(obj any) (any, error) {
 		return obj, nil
 	}
 	pod.Spec = corev1.PodSpec{}
-	pod.Labels = reconcileutil.KeepKeys(pod.Labels, platformv1.ScheduleTaskLabel)
+	pod.Labels = cacheblock.KeepKeys(pod.Labels, platformv1.ScheduleTaskLabel)
 	pod.Annotations = nil
 	var task []corev1.ContainerStatus
 	for _, cs := range pod.Status.ContainerStatuses {

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package taskrun
 
@@ -24,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/index"
 )
 
 // finishedRun is a run as the API server stores it once it succeeded.
@@ -107,7 +95,7 @@ func TestStripPod_KeepsTheTaskContainersExitCodesOnly(t *testing.T) {
 	if len(got.Spec.Containers) != 0 || got.Annotations != nil || got.Status.Conditions != nil {
 		t.Errorf("kept spec %v, annotations %v, conditions %v", got.Spec.Containers, got.Annotations, got.Status.Conditions)
 	}
-	if controllingJobUID(got) != string(job.UID) || got.Status.Phase != corev1.PodFailed {
+	if index.ControllingJobUID(got) != string(job.UID) || got.Status.Phase != corev1.PodFailed {
 		t.Errorf("lost the owner or phase: %+v", got)
 	}
 	if code := exitCode(got); code == nil || *code != 3 || len(got.Status.ContainerStatuses) != 1 {

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package taskrun holds the TaskRun reconciler: it follows each run's Job and
 // pods and records the run's phase, times, attempts, reason and exit code.
@@ -34,39 +21,18 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/metrics"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/cacheblock"
+	"github.com/example/platform-operator/internal/chain"
+	"github.com/example/platform-operator/internal/expectations"
+	"github.com/example/platform-operator/internal/index"
+	"github.com/example/platform-operator/internal/objstatus"
+	"github.com/example/platform-operator/internal/predicates"
 	"github.com/example/platform-operator/internal/tracing"
 )
-
-// TaskNameField indexes TaskRuns by spec.scheduleTaskName, the one link a
-// user's manual TaskRun has to its task before the operator adopts it. The
-// TaskRun controller registers it; the ScheduleTask controller lists a
-// task's runs by it.
-const TaskNameField = "spec.scheduleTaskName"
-
-// podJobUIDField indexes pods by the UID of the Job that controls them, so a
-// run's pods are found without scanning the namespace's pods. It is the
-// controller reference, not the Job's controller-uid label: anyone who may
-// create pods can put that label on one, and a pod followed by label would
-// give a run another pod's phase, exit code and logs (`kubectl stask logs`
-// streams the pod the run names).
-const podJobUIDField = "metadata.ownerReferences.controller.job"
-
-// controllingJobUID returns the UID of the Job that controls obj, "" when
-// no Job does.
-func controllingJobUID(obj client.Object) string {
-	ref := metav1.GetControllerOf(obj)
-	if ref == nil || ref.Kind != "Job" || ref.APIVersion != batchv1.SchemeGroupVersion.String() {
-		return ""
-	}
-	return string(ref.UID)
-}
 
 // controlledByCronJob reports whether a CronJob controls job: the cache
 // keeps only such Jobs whole (see CacheBlock of the scheduletask package).
@@ -93,7 +59,7 @@ type Reconciler struct {
 
 	// writes tells a cached run that this manager's status writes have
 	// replaced, so a pass does not start from it and end in a conflict.
-	writes reconcileutil.OwnWrites
+	writes expectations.OwnWrites
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch
@@ -192,7 +158,7 @@ func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*obse
 
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(tr.Namespace),
-		client.MatchingFields{podJobUIDField: string(job.UID)}); err != nil {
+		client.MatchingFields{platformv1.PodJobUIDIndex: string(job.UID)}); err != nil {
 		return nil, fmt.Errorf("list pods of Job %s: %w", job.Name, err)
 	}
 	for i := range pods.Items {
@@ -204,7 +170,7 @@ func (r *Reconciler) observe(ctx context.Context, tr *platformv1.TaskRun) (*obse
 // writeStatus writes the status if it changed, then records the transition.
 func (r *Reconciler) writeStatus(ctx context.Context, tr *platformv1.TaskRun, st platformv1.TaskRunStatus) error {
 	from := tr.Status.Phase
-	wrote, err := reconcileutil.WriteStatus(ctx, r.Client, tr, &tr.Status, st, &r.writes)
+	wrote, err := objstatus.Write(ctx, r.Client, tr, &tr.Status, st)
 	if err != nil || !wrote || from == st.Phase {
 		return err
 	}
@@ -260,24 +226,15 @@ func (r *Reconciler) recordTransition(ctx context.Context, tr *platformv1.TaskRu
 
 // SetupWithManager registers the reconciler, woken by its TaskRuns and by the
 // Jobs and pods that carry them.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
+	// Every write of a TaskRun goes through the tracking client, so each is
+	// known to r.writes (a pass on a version it replaced is skipped, its echo
+	// wakes nothing).
+	r.Client = expectations.TrackWrites(r.Client, &r.writes, &platformv1.TaskRun{})
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &platformv1.TaskRun{}, TaskNameField,
-		func(obj client.Object) []string { return []string{obj.(*platformv1.TaskRun).Spec.ScheduleTaskName} }); err != nil {
-		return fmt.Errorf("index TaskRuns by task: %w", err)
-	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podJobUIDField,
-		func(obj client.Object) []string {
-			if uid := controllingJobUID(obj); uid != "" {
-				return []string{uid}
-			}
-			return nil
-		}); err != nil {
-		return fmt.Errorf("index pods by Job UID: %w", err)
-	}
-	if err := reconcileutil.WarmInformers(mgr.GetCache(), &platformv1.TaskRun{}, &batchv1.Job{}, &corev1.Pod{}); err != nil {
+	if err := cacheblock.WarmInformers(mgr.GetCache(), &platformv1.TaskRun{}, &batchv1.Job{}, &corev1.Pod{}); err != nil {
 		return err
 	}
 	byJob := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
@@ -285,26 +242,22 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrent int) error
 			obj.GetLabels()[platformv1.ScheduleTaskLabel])
 	})
 	byPod := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-		if controllingJobUID(obj) == "" {
+		if index.ControllingJobUID(obj) == "" {
 			return nil
 		}
 		ref := metav1.GetControllerOf(obj)
 		return runOfJob(ctx, mgr.GetClient(), obj.GetNamespace(), ref.Name, string(ref.UID),
 			obj.GetLabels()[platformv1.ScheduleTaskLabel])
 	})
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		// The echo of the run's own status write would only repeat the pass
 		// that wrote it.
 		For(&platformv1.TaskRun{}, builder.WithPredicates(r.writes.NotOwnEcho())).
 		// A Job leaving the cache was just marked recorded by this very
 		// controller: its run is finished and has nothing more to do.
-		Watches(&batchv1.Job{}, byJob, builder.WithPredicates(reconcileutil.NotLeavingTheCache())).
-		Watches(&corev1.Pod{}, byPod).
-		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrent}).
-		Named(ControllerName).
-		Complete(reconcileutil.AfterCacheSync(mgr.GetCache(),
-			metrics.Instrument(ControllerName, tracing.Instrument(ControllerName, r,
-				tracing.WithOrigin(tracing.FromAnnotation[platformv1.TaskRun](mgr.GetCache(), nil))))))
+		Watches(&batchv1.Job{}, byJob, builder.WithPredicates(predicates.NotLeavingTheCache())).
+		Watches(&corev1.Pod{}, byPod)
+	return chain.Complete(b, mgr.GetCache(), o, ControllerName, r, tracing.FromAnnotation[platformv1.TaskRun](mgr.GetCache(), nil))
 }
 
 // runOfJob finds the TaskRun that carries the Job jobName (UID jobUID) of
@@ -328,7 +281,7 @@ func runOfJob(ctx context.Context, c client.Reader, namespace, jobName, jobUID, 
 		return nil
 	}
 	var runs platformv1.TaskRunList
-	if err := c.List(ctx, &runs, client.InNamespace(namespace), client.MatchingFields{TaskNameField: taskName},
+	if err := c.List(ctx, &runs, client.InNamespace(namespace), client.MatchingFields{platformv1.TaskRunTaskNameIndex: taskName},
 		client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}

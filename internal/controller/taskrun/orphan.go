@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package taskrun
 
@@ -29,7 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/text"
 )
 
 // DefaultManualRunGrace is how long a manual run may wait for a task that
@@ -95,7 +82,7 @@ func (r *Reconciler) checkOrphan(ctx context.Context, tr *platformv1.TaskRun, ob
 		}
 		obs.orphan = &orphanVerdict{platformv1.ReasonTaskCannotRun, fmt.Sprintf(
 			"Not started: ScheduleTask %s cannot run (Ready is False since %s, %s: %s)",
-			task.Name, c.LastTransitionTime.UTC().Format(time.RFC3339), c.Reason, reconcileutil.Truncate(c.Message, maxQuotedMessage))}
+			task.Name, c.LastTransitionTime.UTC().Format(time.RFC3339), c.Reason, text.Truncate(c.Message, maxQuotedMessage))}
 	}
 	ctrl.LoggerFrom(ctx).Info("Ending manual run that cannot start", "taskRun", klog.KObj(tr),
 		"reason", obs.orphan.reason)

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package taskrun
 
@@ -27,7 +14,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/jobutil"
-	"github.com/example/platform-operator/internal/reconcileutil"
+	"github.com/example/platform-operator/internal/objstatus"
 )
 
 // observation is the run's Job and pods as one pass sees them.
@@ -92,7 +79,7 @@ func buildStatus(tr *platformv1.TaskRun, obs *observation, now time.Time) platfo
 			c.Reason, c.Message = string(st.Phase), fmt.Sprintf("Run is %s", st.Phase)
 		}
 	}
-	reconcileutil.SetCondition(&st.Conditions, c, tr.Generation, now)
+	objstatus.SetCondition(&st.Conditions, c, tr.Generation, now)
 	return st
 }
 

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package testenv starts envtest, a real kube-apiserver and etcd, from the
 // binaries `make tools` builds into bin/, with the project's CRDs installed.
@@ -22,13 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	platformv1alpha1 "github.com/example/platform-operator/api/v1alpha1"
@@ -70,11 +60,38 @@ func Scheme() *runtime.Scheme {
 	if err := platformv1alpha1.AddToScheme(s); err != nil {
 		panic(err)
 	}
+	if err := gatewayv1.Install(s); err != nil {
+		panic(err)
+	}
 	return s
 }
 
-// New returns an envtest environment that installs the CRDs of config/crd/bases
-// and runs the control plane from KUBEBUILDER_ASSETS, or from bin/ when that
+// GatewayAPICRDs returns the files of the Gateway API's standard-channel
+// CRDs that weighted canaries use (GatewayClass, Gateway, HTTPRoute,
+// ReferenceGrant), from the module go.mod pins: the tests run against the
+// very version the operator is built with.
+func GatewayAPICRDs(root string) ([]string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("find the Gateway API module: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
+	kinds := []string{"gatewayclasses", "gateways", "httproutes", "referencegrants"}
+	files := make([]string, 0, len(kinds))
+	for _, kind := range kinds {
+		f := filepath.Join(dir, "gateway.networking.k8s.io_"+kind+".yaml")
+		if _, err := os.Stat(f); err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// New returns an envtest environment that installs the CRDs of
+// config/crd/bases and the Gateway API's (GatewayAPICRDs), and runs the control plane from KUBEBUILDER_ASSETS, or from bin/ when that
 // is unset. It fails early, with the fix, when the binaries are missing,
 // instead of letting envtest try to download them.
 func New() (*envtest.Environment, error) {
@@ -91,9 +108,13 @@ func New() (*envtest.Environment, error) {
 			return nil, fmt.Errorf("%s not found in %s: run 'make tools' to build the control plane from source", bin, assets)
 		}
 	}
+	gatewayCRDs, err := GatewayAPICRDs(root)
+	if err != nil {
+		return nil, err
+	}
 	return &envtest.Environment{
 		Scheme:                Scheme(),
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     append([]string{filepath.Join(root, "config", "crd", "bases")}, gatewayCRDs...),
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
 		// The webhook configurations are installed pointing at a local

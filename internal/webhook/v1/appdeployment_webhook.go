@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 package v1
 
@@ -21,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -28,11 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/analysis"
 	"github.com/example/platform-operator/internal/namespaces"
+	"github.com/example/platform-operator/internal/podsecurity"
 	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
 )
@@ -78,6 +69,10 @@ type AppDeploymentWebhook struct {
 	// Scope is the canary analysis's: criteria's queries are checked
 	// against it for the AppDeployment's namespace.
 	Scope analysis.Scope
+	// Namespaces reads, uncached, a new AppDeployment's namespace for its
+	// Pod Security level, and the HTTPRoute (and its CRD) a weighted canary
+	// names.
+	Namespaces client.Reader
 }
 
 var (
@@ -87,7 +82,7 @@ var (
 
 // ValidateCreate checks a new AppDeployment.
 func (v *AppDeploymentWebhook) ValidateCreate(ctx context.Context, ad *platformv1.AppDeployment) (admission.Warnings, error) {
-	return v.validate(ctx, nil, ad, true)
+	return v.validate(ctx, nil, ad, true, true, true)
 }
 
 // ValidateUpdate checks a changed AppDeployment. One being deleted, and an
@@ -102,7 +97,8 @@ func (v *AppDeploymentWebhook) ValidateUpdate(ctx context.Context, old, ad *plat
 	if !specChanged && len(changedAnnotations(old.Annotations, ad.Annotations, appInterpretedAnnotations)) == 0 {
 		return nil, nil
 	}
-	return v.validate(ctx, old.Annotations, ad, specChanged)
+	return v.validate(ctx, old.Annotations, ad, specChanged, !equality.Semantic.DeepEqual(old.Spec.WorkloadRef, ad.Spec.WorkloadRef),
+		old.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute != ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute)
 }
 
 // ValidateDelete allows every deletion.
@@ -112,8 +108,11 @@ func (v *AppDeploymentWebhook) ValidateDelete(context.Context, *platformv1.AppDe
 
 // validate judges the AppDeployment by today's rules, its requesters against
 // the annotations it had before (oldAnnotations, nil on create) and, when
-// asked, the user's right to create Deployments in its namespace.
-func (v *AppDeploymentWebhook) validate(ctx context.Context, oldAnnotations map[string]string, ad *platformv1.AppDeployment, checkDeployments bool) (admission.Warnings, error) {
+// asked, the user's right to create Deployments in its namespace,
+// (refChanged) to take over the Deployment its workloadRef names and
+// (routeChanged) to update the HTTPRoute its trafficRouting names.
+func (v *AppDeploymentWebhook) validate(ctx context.Context, oldAnnotations map[string]string, ad *platformv1.AppDeployment,
+	checkDeployments, refChanged, routeChanged bool) (admission.Warnings, error) {
 	errs, warnings := validation.AppDeployment(ad, v.Scope)
 	annotations := field.NewPath("metadata", "annotations")
 	for _, k := range appRequestAnnotations {
@@ -134,6 +133,27 @@ func (v *AppDeploymentWebhook) validate(ctx context.Context, oldAnnotations map[
 		}
 		errs = append(errs, forbidden...)
 	}
+	if ref := ad.Spec.WorkloadRef; refChanged && ref.Name != "" {
+		forbidden, err := v.mayNotAdopt(ctx, u, ad.Namespace, ref.Name)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		errs = append(errs, forbidden...)
+	}
+	if checkDeployments { // the spec changed
+		invalid, err := routeErrors(ctx, v.Namespaces, ad)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		errs = append(errs, invalid...)
+	}
+	if route := ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute; routeChanged && route != "" {
+		forbidden, err := v.mayNotRoute(ctx, u, ad.Namespace, route)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		errs = append(errs, forbidden...)
+	}
 	return warnings, invalid(platformv1.GroupVersion.WithKind("AppDeployment").GroupKind(), ad.Name, errs)
 }
 
@@ -148,6 +168,21 @@ func (v *AppDeploymentWebhook) Default(ctx context.Context, ad *platformv1.AppDe
 	req, err := admission.RequestFromContext(ctx)
 	if err != nil {
 		return err
+	}
+	if req.Operation == admissionv1.Create && ad.Spec.Adopts() {
+		// The operator scales the adopted Deployment back up before the
+		// AppDeployment goes; a finalizer set here saves it a write.
+		controllerutil.AddFinalizer(ad, platformv1.WorkloadFinalizer)
+	}
+	// An adopted Deployment's template is its own, admitted as it is.
+	if req.Operation == admissionv1.Create && !ad.Spec.Adopts() {
+		restricted, err := restrictedNamespace(ctx, v.Namespaces, ad.Namespace)
+		if err != nil {
+			return err
+		}
+		if restricted {
+			ad.Spec.Template = podsecurity.RestrictTemplate(ad.Spec.Template, platformv1.AppContainerName)
+		}
 	}
 	var oldAnnotations map[string]string
 	specChanged := true
@@ -243,10 +278,53 @@ func (v *AppDeploymentWebhook) mayNotCreateDeployments(ctx context.Context, u au
 		"user %q may not create deployments.apps in namespace %q, and an AppDeployment runs its pods as one would", u.Username, namespace))}, nil
 }
 
+// mayNotAdopt asks the API server whether the requesting user may read the
+// Deployment a workloadRef names and scale it: the operator scales it to 0
+// and back, and an AppDeployment must not be a way to stop a Deployment
+// its author may not touch. Asked at create and whenever the ref changes.
+func (v *AppDeploymentWebhook) mayNotAdopt(ctx context.Context, u authenticationv1.UserInfo, namespace, name string) (field.ErrorList, error) {
+	var errs field.ErrorList
+	for _, attrs := range []authorizationv1.ResourceAttributes{
+		{Namespace: namespace, Verb: "get", Group: "apps", Resource: "deployments", Name: name},
+		{Namespace: namespace, Verb: "update", Group: "apps", Resource: "deployments", Subresource: "scale", Name: name},
+	} {
+		ok, err := allowed(ctx, v.Client, u, attrs)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			what := attrs.Verb + " deployments.apps"
+			if attrs.Subresource != "" {
+				what += "/" + attrs.Subresource
+			}
+			errs = append(errs, field.Forbidden(field.NewPath("spec", "workloadRef", "name"), fmt.Sprintf(
+				"user %q may not %s %q in namespace %q, and the operator scales the Deployment it adopts",
+				u.Username, what, name, namespace)))
+		}
+	}
+	return errs, nil
+}
+
+// mayNotRoute asks the API server whether the requesting user may update
+// the HTTPRoute a weighted canary names: the operator sets its weights, and
+// an AppDeployment must not be a way to redirect the requests of a route
+// its author may not touch. Asked at create and whenever the name changes.
+func (v *AppDeploymentWebhook) mayNotRoute(ctx context.Context, u authenticationv1.UserInfo, namespace, name string) (field.ErrorList, error) {
+	ok, err := allowed(ctx, v.Client, u, authorizationv1.ResourceAttributes{
+		Namespace: namespace, Verb: "update", Group: gatewayv1.GroupName, Resource: "httproutes", Name: name,
+	})
+	if err != nil || ok {
+		return nil, err
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "strategy", "trafficRouting", "gatewayAPI", "httpRoute"), fmt.Sprintf(
+		"user %q may not update httproutes.%s %q in namespace %q, and the operator sets the weights of the route a canary names",
+		u.Username, gatewayv1.GroupName, name, namespace))}, nil
+}
+
 // SetupAppDeploymentWebhook registers the AppDeployment webhooks with the
 // manager.
 func SetupAppDeploymentWebhook(mgr ctrl.Manager, served namespaces.Set, scope analysis.Scope) error {
-	v := &AppDeploymentWebhook{Client: mgr.GetClient(), Scope: scope}
+	v := &AppDeploymentWebhook{Client: mgr.GetClient(), Scope: scope, Namespaces: mgr.GetAPIReader()}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.AppDeployment{}).
 		WithValidator(servedValidator[*platformv1.AppDeployment]{served, v}).
 		WithDefaulter(servedDefaulter[*platformv1.AppDeployment]{served, v}).

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package v1 holds the admission webhooks of the platform.example.com/v1
 // kinds: the checks that need code or a question to the API server, where
@@ -42,6 +29,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/namespaces"
+	"github.com/example/platform-operator/internal/podsecurity"
 	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
 )
@@ -62,6 +50,9 @@ import (
 type ScheduleTaskWebhook struct {
 	// Client creates SubjectAccessReviews.
 	Client client.Client
+	// Namespaces reads a new task's namespace, uncached, for its Pod
+	// Security level.
+	Namespaces client.Reader
 }
 
 var (
@@ -161,6 +152,16 @@ func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.Schedu
 	}
 	if req.Operation == admissionv1.Create && st.DeletionTimestamp.IsZero() {
 		controllerutil.AddFinalizer(st, platformv1.ScheduleTaskFinalizer)
+		restricted, err := restrictedNamespace(ctx, v.Namespaces, st.Namespace)
+		if err != nil {
+			return err
+		}
+		if restricted {
+			st.Spec.SecurityContext = podsecurity.RestrictTaskContainer(st.Spec.SecurityContext)
+			if st.Spec.Template != nil {
+				st.Spec.Template = podsecurity.RestrictPodTemplate(st.Spec.Template)
+			}
+		}
 	}
 	var oldAnnotations map[string]string
 	specChanged := true
@@ -230,7 +231,7 @@ func onlyForbidden(errs field.ErrorList) bool {
 
 // SetupScheduleTaskWebhook registers the ScheduleTask webhooks with the manager.
 func SetupScheduleTaskWebhook(mgr ctrl.Manager, served namespaces.Set) error {
-	v := &ScheduleTaskWebhook{Client: mgr.GetClient()}
+	v := &ScheduleTaskWebhook{Client: mgr.GetClient(), Namespaces: mgr.GetAPIReader()}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.ScheduleTask{}).
 		WithValidator(servedValidator[*platformv1.ScheduleTask]{served, v}).
 		WithDefaulter(servedDefaulter[*platformv1.ScheduleTask]{served, v}).

@@ -1,18 +1,5 @@
-/*
-Copyright 2026 The platform-operator Authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
 
 // Package cached says what the manager's cache holds, for the benchmark's
 // floors: a bare client that reads or keeps the same objects.
@@ -35,15 +22,17 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/controller"
+	"github.com/example/platform-operator/internal/index"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 )
 
-// Kinds are the kinds the manager's controllers watch, so the kinds its
-// cache holds before it is ready.
+// Kinds are the kinds the manager's controllers watch, in the form they
+// watch them (ReplicaSets as metadata), so the kinds its cache holds before
+// it is ready.
 func Kinds() []client.Object {
 	return []client.Object{
 		&platformv1.ScheduleTask{}, &platformv1.TaskRun{}, &batchv1.CronJob{}, &batchv1.Job{}, &corev1.Pod{},
-		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{},
+		&platformv1.AppDeployment{}, &appsv1.Deployment{}, &corev1.Service{}, index.ReplicaSetMetadata(),
 	}
 }
 

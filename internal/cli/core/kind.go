@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
+
+package core
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Kind describes the kind a plugin's commands act on, T its objects and L
+// its lists, so that core can find one object by the name a command was
+// given, list them as kubectl get does, and explain the API's errors about
+// them. A plugin holds one Kind per kind it drives.
+type Kind[T client.Object, L client.ObjectList] struct {
+	// Name is the kind as the API spells it ("ScheduleTask"), in messages
+	// and in the regarding.kind of its events.
+	Name string
+	// New returns an empty object, NewList an empty list, to read into.
+	New     func() T
+	NewList func() L
+	// Explainer says what to do about the API's errors; its Install says how
+	// to get the kind's CRD into a cluster that lacks it.
+	Explainer Explainer
+}
+
+// Explain rewrites err, met while working on the object name in ns (""
+// for a list), into one that says what to do (see Explainer).
+func (k *Kind[T, L]) Explain(err error, name, ns string) error {
+	return k.Explainer.Explain(err, k.Name, name, ns)
+}
+
+// Get reads the object ns/name, with an error that says what to do.
+func (k *Kind[T, L]) Get(ctx context.Context, c client.Client, ns, name string) (T, error) {
+	obj := k.New()
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
+		var none T
+		return none, k.Explain(err, name, ns)
+	}
+	return obj, nil
+}
+
+// On makes cmd a command on the one object its argument names, which is
+// what most commands are: it completes the argument with the names of the
+// kind in the namespace, runs check (the -o flags, say) before reaching
+// the cluster, so that a wrong command line costs no request, reads the
+// object with Get and hands it to run. The object's namespace is the one
+// to work in.
+func (k *Kind[T, L]) On(o *Options, cmd *cobra.Command, check func() error,
+	run func(ctx context.Context, c client.WithWatch, obj T) error) *cobra.Command {
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.ValidArgsFunction = o.CompleteNames(func() client.ObjectList { return k.NewList() })
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := check(); err != nil {
+			return err
+		}
+		c, ns, err := o.Connect()
+		if err != nil {
+			return err
+		}
+		obj, err := k.Get(cmd.Context(), c, ns, args[0])
+		if err != nil {
+			return err
+		}
+		return run(cmd.Context(), c, obj)
+	}
+	return cmd
+}
+
+// Show makes cmd a command that shows the one object its argument names
+// (see On), as kubectl get NAME does: with -o json, yaml, name, jsonpath
+// and the like, the object itself through cli-runtime's printers; with no
+// -o or -o wide, what human writes of it (pf tells it which).
+func (k *Kind[T, L]) Show(o *Options, cmd *cobra.Command,
+	human func(ctx context.Context, c client.WithWatch, obj T, pf *PrintFlags) error) *cobra.Command {
+	printFlags := NewPrintFlags()
+	cmd = k.On(o, cmd, printFlags.Validate, func(ctx context.Context, c client.WithWatch, obj T) error {
+		if !printFlags.Human() {
+			return printFlags.Print(o.Out(), o.Scheme, obj)
+		}
+		return human(ctx, c, obj, printFlags)
+	})
+	printFlags.AddFlags(cmd)
+	return cmd
+}
+
+// List makes cmd (its help; Use is "list", alias "ls") list the kind as
+// kubectl get lists: in the namespace, or in every one with -A, the objects
+// that -l selects; with -o, the list itself; for a person, the table that
+// table makes of it, or kubectl's "No resources found" on standard error.
+// table is handed the namespace part of the scope alone (Scope.Namespaces),
+// for reading what belongs to the objects, which the selector, written for
+// this kind, would not match. plural and label name the kind and give a
+// label in the flags' help: "list plural in every namespace", "label
+// selector, e.g. label".
+func (k *Kind[T, L]) List(o *Options, cmd *cobra.Command, plural, label string, palette Palette,
+	table func(ctx context.Context, c client.Client, list L, namespaces []client.ListOption) (*metav1.Table, error)) *cobra.Command {
+	var scope Scope
+	printFlags := NewPrintFlags()
+	cmd.Use, cmd.Aliases, cmd.Args = "list", []string{"ls"}, cobra.NoArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := printFlags.Validate(); err != nil {
+			return err
+		}
+		c, ns, err := o.Connect()
+		if err != nil {
+			return err
+		}
+		scope.Namespace = ns
+		opts, err := scope.ListOptions()
+		if err != nil {
+			return err
+		}
+		list := k.NewList()
+		if err := c.List(cmd.Context(), list, opts...); err != nil {
+			return k.Explain(err, "", ns)
+		}
+		if !printFlags.Human() {
+			return printFlags.Print(o.Out(), o.Scheme, list)
+		}
+		if meta.LenList(list) == 0 {
+			NoResources(o.IOStreams.ErrOut, ns, scope.AllNamespaces)
+			return nil
+		}
+		t, err := table(cmd.Context(), c, list, scope.Namespaces())
+		if err != nil {
+			return err
+		}
+		return o.PrintTable(t, printFlags, scope.AllNamespaces, palette)
+	}
+	cmd.Flags().BoolVarP(&scope.AllNamespaces, "all-namespaces", "A", false, "list "+plural+" in every namespace")
+	cmd.Flags().StringVarP(&scope.Selector, "selector", "l", "", "label selector, e.g. "+label)
+	printFlags.AddFlags(cmd)
+	return cmd
+}

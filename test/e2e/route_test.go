@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
+
+//go:build e2e
+
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/test/trafficsim"
+)
+
+// routedTimeout bounds a weighted release judged by the analysis: three
+// steps of three measurements 5 s apart, and the rollouts around them.
+const routedTimeout = 5 * time.Minute
+
+// gatewayFor makes, in namespace ns, the Gateway edge of the traffic
+// simulator's class (made once for the cluster) and the HTTPRoute shop
+// whose rule web sends to the Service order-service.
+func gatewayFor(t *testing.T, ns string) *gatewayv1.HTTPRoute {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := t.Context()
+	class := &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: trafficsim.GatewayClassName},
+		Spec: gatewayv1.GatewayClassSpec{ControllerName: trafficsim.ControllerName}}
+	if err := cluster.Client.Create(ctx, class); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	gw := &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "edge"},
+		Spec: gatewayv1.GatewaySpec{GatewayClassName: trafficsim.GatewayClassName,
+			Listeners: []gatewayv1.Listener{{Name: "http", Protocol: gatewayv1.HTTPProtocolType, Port: 80}}}}
+	g.Expect(cluster.Client.Create(ctx, gw)).To(Succeed())
+	route := &gatewayv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "edge"}}},
+			Rules: []gatewayv1.HTTPRouteRule{{Name: ptr.To[gatewayv1.SectionName]("web"),
+				BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+					BackendObjectReference: gatewayv1.BackendObjectReference{
+						Name: "order-service", Port: ptr.To[gatewayv1.PortNumber](8080)}}}}}},
+		}}
+	g.Expect(cluster.Client.Create(ctx, route)).To(Succeed())
+	return route
+}
+
+// weightedAnalysedApp is the design documents' manifest moved by weight on
+// the HTTPRoute shop: 5 %, 25 % and 50 %, each judged by the analysis.
+func weightedAnalysedApp(ns string) *platformv1.AppDeployment {
+	return analysedApp(ns, func(ad *platformv1.AppDeployment) {
+		ad.Spec.Port = 8080
+		ad.Spec.Strategy.CanaryPercent = 0
+		ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 5}, {Weight: 25}, {Weight: 50}}
+		ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = "shop"
+	})
+}
+
+// TestTrafficRouting_AWeightedCanaryIsPromotedOnEvidence releases a canary
+// at 5 %, 25 % and 50 % of the requests on three replicas, through the
+// route the traffic simulator serves as a gateway: the route carries each
+// step's weight exactly (one canary pod at 5 %), the stable Deployment
+// keeps its three pods, the analysis measures the canary's own requests,
+// and the promotion leaves the route as its owner wrote it but for the
+// stable weight.
+func TestTrafficRouting_AWeightedCanaryIsPromotedOnEvidence(t *testing.T) {
+	t.Parallel()
+	judgedByPrometheus(t)
+	ns := newNamespace(t)
+	route := gatewayFor(t, ns)
+	ad := weightedAnalysedApp(ns)
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+
+	seen := map[int32]bool{}
+	got := &platformv1.AppDeployment{}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(cluster.Client.Get(t.Context(), keyOf(ad), got)).To(Succeed())
+		if c := got.Status.Canary; c != nil && c.Step != nil && c.Step.ReadyAt != nil && c.Weight != nil {
+			// A started step: the route carries its weight, accepted.
+			g.Expect(c.Route.Accepted).To(Equal(metav1.ConditionTrue))
+			seen[ptr.Deref(c.Weight.Actual, -1)] = true
+			if ptr.Deref(c.Weight.Desired, 0) == 5 {
+				g.Expect(c.Replicas).To(HaveValue(Equal(int32(1))), "5% of 3 replicas is one canary pod")
+				g.Expect(deployment(g, t, ns, "order-service").Spec.Replicas).To(HaveValue(Equal(int32(3))),
+					"the stable Deployment keeps its size during a weighted step")
+			}
+		}
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
+	}).WithTimeout(routedTimeout).WithPolling(250 * time.Millisecond).Should(Succeed())
+	for _, w := range []int32{5, 25, 50} {
+		if !seen[w] {
+			t.Errorf("no started step showed the route at %d%% (saw %v)", w, seen)
+		}
+	}
+	if o := got.Status.LastOutcome; o.Result != platformv1.OutcomePromoted {
+		t.Fatalf("outcome %+v", o)
+	}
+	cur := &gatewayv1.HTTPRoute{}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(route), cur)).To(Succeed())
+		refs := cur.Spec.Rules[0].BackendRefs
+		g.Expect(refs).To(HaveLen(1), "the canary's backendRef stays after the promotion")
+		g.Expect(string(refs[0].Name)).To(Equal("order-service"))
+		g.Expect(refs[0].Weight).To(HaveValue(Equal(int32(100))))
+	}).WithTimeout(settleTimeout).Should(Succeed())
+}
