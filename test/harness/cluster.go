@@ -282,8 +282,50 @@ func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) err
 	return err
 }
 
-// KubectlOutput is Kubectl returning what kubectl printed on stdout.
+// KubectlOutput is Kubectl returning what kubectl printed on stdout. An
+// apply (idempotent, so safe to repeat) that the API server or a webhook
+// was too slow to judge is tried again for retryWindow, as the tests'
+// client does with its writes (retry.go): on two busy cores a server-side
+// apply of the chart's large CRDs can outlast the API server's 60 s
+// request timeout, and that says nothing of the objects applied.
 func (c *Cluster) KubectlOutput(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	if len(args) == 0 || args[0] != "apply" {
+		return c.kubectlOnce(ctx, stdin, args...)
+	}
+	var out []byte
+	var err error
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, retryWindow, true, func(context.Context) (bool, error) {
+		out, err = c.kubectlOnce(ctx, stdin, args...)
+		if err != nil && kubectlTransient(err.Error()) {
+			Logf("retrying a kubectl apply that timed out under load: %v", err)
+			return false, nil
+		}
+		return true, nil
+	})
+	return out, err
+}
+
+// kubectlTransient reports whether kubectl's error text says the API
+// server or a webhook did not answer in time, not that it refused: the
+// messages transient (retry.go) recognises, as kubectl prints them.
+func kubectlTransient(msg string) bool {
+	for _, s := range []string{"Error from server (Timeout)", "Error from server (ServerTimeout)", "Error from server (TooManyRequests)"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	if !strings.Contains(msg, "failed calling webhook") {
+		return false
+	}
+	for _, s := range []string{"deadline exceeded", ": EOF", "connection reset by peer", "connection refused"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Cluster) kubectlOnce(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, c.Bin("kubectl"), append([]string{"--kubeconfig", c.Kubeconfig}, args...)...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
