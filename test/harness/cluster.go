@@ -309,7 +309,9 @@ func (c *Cluster) KubectlOutput(ctx context.Context, stdin []byte, args ...strin
 // server or a webhook did not answer in time, not that it refused: the
 // messages transient (retry.go) recognises, as kubectl prints them.
 func kubectlTransient(msg string) bool {
-	for _, s := range []string{"Error from server (Timeout)", "Error from server (ServerTimeout)", "Error from server (TooManyRequests)"} {
+	for _, s := range []string{
+		"Error from server (Timeout)", "Error from server (ServerTimeout)", "Error from server (TooManyRequests)",
+	} {
 		if strings.Contains(msg, s) {
 			return true
 		}

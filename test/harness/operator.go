@@ -149,7 +149,8 @@ func buildManager(ctx context.Context, src string) (string, error) {
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("build the manager: %w\n%s", err, out)
 	}
-	Logf("built the manager from %s in %s; every operator of this run starts it", src, time.Since(start).Round(time.Millisecond))
+	Logf("built the manager from %s in %s; every operator of this run starts it",
+		src, time.Since(start).Round(time.Millisecond))
 	builds.bins[src] = bin
 	return bin, nil
 }

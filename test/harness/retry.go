@@ -43,7 +43,9 @@ func transient(err error) bool {
 		// Too slow, or not reached at all: a replica that stepped down
 		// (lost its Lease) dropped the connection before it judged the
 		// request; its restart, or the other replica, answers the retry.
-		for _, s := range []string{"deadline exceeded", "timeout", ": EOF", "connection reset by peer", "connection refused"} {
+		for _, s := range []string{
+			"deadline exceeded", "timeout", ": EOF", "connection reset by peer", "connection refused",
+		} {
 			if strings.Contains(msg, s) {
 				return true
 			}
