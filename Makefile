@@ -94,10 +94,21 @@ lint-fix: $(GOLANGCI_LINT) ## Run golangci-lint and apply the fixes its linters 
 
 .PHONY: verify
 verify: manifests generate bundle $(GOLANGCI_LINT) ## Fail when generated code, manifests or the OLM bundle are stale, code is unformatted, vet or golangci-lint complains or a go.mod is untidy; then build and check the image for every platform (test-image).
-	@hack/verify.sh
+	@echo "=== layer: verify"
+	@$(LAYER) verify hack/verify.sh
 	@$(MAKE) --no-print-directory test-image
 
 ##@ Test
+
+# Every layer runs through hack/test-layer.sh: in a folder of its own for
+# temporary files and kwok clusters (removed, with whatever still runs from
+# it, however the layer ends), with the variables that would change what it
+# tests cleared, its time and result recorded for `make test-summary`, and
+# gotestsum's events in $$LAYER_JSON. Each go test carries a timeout of about
+# twice the layer's time on two cores with a cold build cache, so a hang
+# fails the layer, never go test's 10-minute default.
+LAYER = "$(REPO)/hack/test-layer.sh"
+GOTESTSUM_RUN = "$(GOTESTSUM)" --format testname --jsonfile "$$LAYER_JSON" --
 
 .PHONY: test
 test: tools ## Run every test layer: unit, integration (envtest), e2e, a small benchmark and the short fault tests (kwok clusters).
@@ -106,62 +117,84 @@ test: tools ## Run every test layer: unit, integration (envtest), e2e, a small b
 	@$(MAKE) --no-print-directory test-integration
 	@$(MAKE) --no-print-directory test-e2e
 	@$(MAKE) --no-print-directory test-bench
-	@$(MAKE) --no-print-directory test-chaos CHAOS_FLAGS=-short
+	@$(MAKE) --no-print-directory test-chaos CHAOS_FLAGS=-short CHAOS_TIMEOUT=10m
 
 # In test-unit the image test builds the image for this machine's platform
 # only; test-image (run by make verify, so once per CI run) builds every
 # platform of IMAGE_PLATFORMS: with a cold build cache the arm64 build alone
-# takes about ten minutes on two cores, go test's default timeout for a
-# package, and after any change a minute or two more than the native build.
+# takes about ten minutes on two cores, and after any change a minute or two
+# more than the native build. The unit layer takes about 6 minutes cold.
 .PHONY: test-unit
 test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
 	@echo "=== layer: unit"
-	"$(GOTESTSUM)" --format testname -- -count=1 -timeout 20m $(GOTEST_FLAGS) $(UNIT_PKGS)
-	cd hack/bundle && "$(GOTESTSUM)" --format testname -- -count=1 $(GOTEST_FLAGS) ./...
+	$(LAYER) unit $(GOTESTSUM_RUN) -count=1 -timeout 15m $(GOTEST_FLAGS) $(UNIT_PKGS)
+	cd hack/bundle && $(LAYER) unit-bundle $(GOTESTSUM_RUN) -count=1 -timeout 5m $(GOTEST_FLAGS) ./...
 
 .PHONY: test-image
 test-image: $(GOTESTSUM) ## Build the manager image for every platform it ships for (IMAGE_PLATFORMS: amd64 and arm64) and check it; make verify runs it.
 	@echo "=== layer: image, $(IMAGE_PLATFORMS)"
-	"$(GOTESTSUM)" --format testname -- -count=1 -timeout 30m -run '^TestImage_' $(GOTEST_FLAGS) ./hack/image -args -image-platforms="$(IMAGE_PLATFORMS)"
+	$(LAYER) image $(GOTESTSUM_RUN) -count=1 -timeout 30m -run '^TestImage_' $(GOTEST_FLAGS) ./hack/image -args -image-platforms="$(IMAGE_PLATFORMS)"
 
 .PHONY: test-rules
 test-rules: $(PROMTOOL) ## Check the Prometheus alert rules and run their unit tests with promtool.
 	@echo "=== layer: alert rules (promtool)"
-	"$(PROMTOOL)" check rules config/prometheus/alerts/platform-operator.rules.yaml
-	cd config/prometheus/alerts && "$(PROMTOOL)" test rules platform-operator.rules_test.yaml
+	$(LAYER) rules bash -c '"$(PROMTOOL)" check rules config/prometheus/alerts/platform-operator.rules.yaml && cd config/prometheus/alerts && "$(PROMTOOL)" test rules platform-operator.rules_test.yaml'
 
 # The tests that call t.Parallel (they wait out resyncs and graces in
 # namespaces of their own; test/integration/suite_test.go) run eight at a
-# time, after the serial ones.
+# time, after the serial ones. About 4.5 minutes cold.
 .PHONY: test-integration
 test-integration: tools ## Run the integration tests against envtest (real kube-apiserver and etcd).
 	@echo "=== layer: integration (envtest, assets in $(KUBEBUILDER_ASSETS))"
-	"$(GOTESTSUM)" --format testname -- -count=1 -parallel 8 $(GOTEST_FLAGS) ./test/integration/...
+	$(LAYER) integration $(GOTESTSUM_RUN) -count=1 -timeout 10m -parallel 8 $(GOTEST_FLAGS) ./test/integration/...
 
 # Every e2e test runs at once (-parallel 64, more than there are): they
 # spend their time waiting for fire times, and the longest of them, the
 # missed-runs test on its own cluster, must start first rather than queue
 # behind the others for a slot, or the layer takes its wait plus theirs.
+# About 8 minutes cold.
 .PHONY: test-e2e
 test-e2e: tools ## Run the e2e tests and the harness's self-test of kwok on throwaway kwok clusters (real controller-manager and scheduler).
 	@echo "=== layer: e2e (kwok cluster, --runtime binary)"
-	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -p 1 -parallel 64 $(GOTEST_FLAGS) ./test/harness/... ./test/e2e/...
+	$(LAYER) e2e $(GOTESTSUM_RUN) -count=1 -tags e2e -timeout 16m -p 1 -parallel 64 $(GOTEST_FLAGS) ./test/harness/... ./test/e2e/...
 
 # The small benchmark runs only what its tests assert (test/bench/small_test.go);
 # its AppDeployment run joins the ScheduleTask run once convergence, the one
-# timed assertion, is measured (-parallel 2).
+# timed assertion, is measured (-parallel 2). About 9 minutes cold.
 .PHONY: test-bench
 test-bench: tools ## Run the benchmark at a small size (N=100) and assert what does not depend on the machine's speed.
 	@echo "=== layer: small benchmark (kwok cluster)"
-	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 20m -parallel 2 $(GOTEST_FLAGS) ./test/bench/...
+	$(LAYER) bench $(GOTESTSUM_RUN) -count=1 -tags e2e -timeout 20m -parallel 2 $(GOTEST_FLAGS) ./test/bench/...
 
-# Flags for the fault tests; `make test` passes -short for the smaller size.
+# Flags for the fault tests; `make test` passes -short for the smaller size
+# (about 3 minutes, CHAOS_TIMEOUT=10m).
 CHAOS_FLAGS ?=
+CHAOS_TIMEOUT ?= 40m
 
 .PHONY: test-chaos
 test-chaos: tools ## Run the fault tests at full size: SIGKILLed managers, leader failover, API server restart (kwok cluster).
 	@echo "=== layer: fault tests $(CHAOS_FLAGS) (kwok cluster)"
-	"$(GOTESTSUM)" --format testname -- -count=1 -tags e2e -timeout 40m $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
+	$(LAYER) chaos $(GOTESTSUM_RUN) -count=1 -tags e2e -timeout $(CHAOS_TIMEOUT) $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
+
+.PHONY: test-summary
+test-summary: ## Print each layer's time and result from the last make test, and for a failed layer its failed tests with their last lines.
+	@go run ./hack/testsummary -dir "$(LOCALBIN)/test-reports"
+
+.PHONY: test-leftovers
+test-leftovers: ## Fail when a test layer left a kwok cluster, a process or a temporary folder behind.
+	@hack/leftovers.sh
+
+# A layer interrupted midway must leave nothing behind: this interrupts the
+# e2e layer once its clusters, manager and Prometheus run, then looks.
+CLEANUP_AFTER ?= 150
+
+.PHONY: test-cleanup
+test-cleanup: tools ## Interrupt the e2e layer after CLEANUP_AFTER seconds and fail if it left anything behind (test-leftovers).
+	@echo "=== layer: cleanup of an interrupted layer (e2e stopped after $(CLEANUP_AFTER) s)"
+	@before=$$(mktemp); ls "$$HOME/.kwok/clusters" >"$$before" 2>/dev/null; \
+		timeout -s INT $(CLEANUP_AFTER) $(MAKE) --no-print-directory test-e2e >/dev/null 2>&1; rc=$$?; \
+		if [ $$rc -ne 124 ]; then echo "test-cleanup: the e2e layer ended by itself (exit $$rc) before it was interrupted; raise CLEANUP_AFTER" >&2; rm -f "$$before"; exit 1; fi; \
+		hack/leftovers.sh "$$before"; rc=$$?; rm -f "$$before"; exit $$rc
 
 # The benchmark's suites to run (comma-separated; all when empty): convergence,
 # recording, memory, coldstart, idle, maxsize, curve, appdeploy.
@@ -170,7 +203,7 @@ SUITES ?=
 .PHONY: bench
 bench: tools ## Measure convergence, run recording, memory, idle writes, cold start, the growth curve and the AppDeployment figures (appdeploy) on kwok clusters; figures in bench/results/. SUITES=convergence,appdeploy,...: only those.
 	go build -o "$(LOCALBIN)/bench" ./test/bench
-	BENCH_SUITES="$(SUITES)" "$(LOCALBIN)/bench"
+	BENCH_SUITES="$(SUITES)" $(LAYER) benchmark "$(LOCALBIN)/bench"
 
 # go test fuzzes one target per run, so this finds every `func FuzzXxx` in the
 # test files go list reports (build tags and module boundaries respected) and
@@ -182,7 +215,7 @@ fuzz: ## Run every fuzz target (func FuzzXxx in a _test.go file) for FUZZTIME ea
 	while read -r pkg file; do \
 		for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$file"); do \
 			echo "=== fuzz: $$target in $$pkg for $(FUZZTIME)"; \
-			go test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) $(GOTEST_FLAGS) "$$pkg"; \
+			go test -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) -timeout 1h $(GOTEST_FLAGS) "$$pkg"; \
 		done; \
 	done
 
