@@ -104,11 +104,14 @@ verify: manifests generate bundle $(GOLANGCI_LINT) ## Fail when generated code, 
 # temporary files and kwok clusters (removed, with whatever still runs from
 # it, however the layer ends), with the variables that would change what it
 # tests cleared, its time and result recorded for `make test-summary`, and
-# gotestsum's events in $$LAYER_JSON. Each go test carries a timeout of about
-# twice the layer's time on two cores with a cold build cache, so a hang
-# fails the layer, never go test's 10-minute default.
+# gotestsum's events in $(TEST_REPORT_DIR)/<layer>.json. Each go test
+# carries a timeout of about twice the layer's time on two cores with a
+# cold build cache, so a hang fails the layer, never go test's 10-minute
+# default.
 LAYER = "$(REPO)/hack/test-layer.sh"
-GOTESTSUM_RUN = "$(GOTESTSUM)" --format testname --jsonfile "$$LAYER_JSON" --
+TEST_REPORT_DIR ?= $(LOCALBIN)/test-reports
+export TEST_REPORT_DIR
+gotestsum_run = "$(GOTESTSUM)" --format testname --jsonfile "$(TEST_REPORT_DIR)/$(1).json" --
 
 .PHONY: test
 test: tools ## Run every test layer: unit, integration (envtest), e2e, a small benchmark and the short fault tests (kwok clusters).
@@ -127,13 +130,13 @@ test: tools ## Run every test layer: unit, integration (envtest), e2e, a small b
 .PHONY: test-unit
 test-unit: $(GOTESTSUM) ## Run the unit tests (no cluster).
 	@echo "=== layer: unit"
-	$(LAYER) unit $(GOTESTSUM_RUN) -count=1 -timeout 15m $(GOTEST_FLAGS) $(UNIT_PKGS)
-	cd hack/bundle && $(LAYER) unit-bundle $(GOTESTSUM_RUN) -count=1 -timeout 5m $(GOTEST_FLAGS) ./...
+	$(LAYER) unit $(call gotestsum_run,unit) -count=1 -timeout 15m $(GOTEST_FLAGS) $(UNIT_PKGS)
+	cd hack/bundle && $(LAYER) unit-bundle $(call gotestsum_run,unit-bundle) -count=1 -timeout 5m $(GOTEST_FLAGS) ./...
 
 .PHONY: test-image
 test-image: $(GOTESTSUM) ## Build the manager image for every platform it ships for (IMAGE_PLATFORMS: amd64 and arm64) and check it; make verify runs it.
 	@echo "=== layer: image, $(IMAGE_PLATFORMS)"
-	$(LAYER) image $(GOTESTSUM_RUN) -count=1 -timeout 30m -run '^TestImage_' $(GOTEST_FLAGS) ./hack/image -args -image-platforms="$(IMAGE_PLATFORMS)"
+	$(LAYER) image $(call gotestsum_run,image) -count=1 -timeout 30m -run '^TestImage_' $(GOTEST_FLAGS) ./hack/image -args -image-platforms="$(IMAGE_PLATFORMS)"
 
 .PHONY: test-rules
 test-rules: $(PROMTOOL) ## Check the Prometheus alert rules and run their unit tests with promtool.
@@ -146,7 +149,7 @@ test-rules: $(PROMTOOL) ## Check the Prometheus alert rules and run their unit t
 .PHONY: test-integration
 test-integration: tools ## Run the integration tests against envtest (real kube-apiserver and etcd).
 	@echo "=== layer: integration (envtest, assets in $(KUBEBUILDER_ASSETS))"
-	$(LAYER) integration $(GOTESTSUM_RUN) -count=1 -timeout 10m -parallel 8 $(GOTEST_FLAGS) ./test/integration/...
+	$(LAYER) integration $(call gotestsum_run,integration) -count=1 -timeout 10m -parallel 8 $(GOTEST_FLAGS) ./test/integration/...
 
 # Every e2e test runs at once (-parallel 64, more than there are): they
 # spend their time waiting for fire times, and the longest of them, the
@@ -156,15 +159,15 @@ test-integration: tools ## Run the integration tests against envtest (real kube-
 .PHONY: test-e2e
 test-e2e: tools ## Run the e2e tests and the harness's self-test of kwok on throwaway kwok clusters (real controller-manager and scheduler).
 	@echo "=== layer: e2e (kwok cluster, --runtime binary)"
-	$(LAYER) e2e $(GOTESTSUM_RUN) -count=1 -tags e2e -timeout 16m -p 1 -parallel 64 $(GOTEST_FLAGS) ./test/harness/... ./test/e2e/...
+	$(LAYER) e2e $(call gotestsum_run,e2e) -count=1 -tags e2e -timeout 16m -p 1 -parallel 64 $(GOTEST_FLAGS) ./test/harness/... ./test/e2e/...
 
 # The small benchmark runs only what its tests assert (test/bench/small_test.go);
-# its AppDeployment run joins the ScheduleTask run once convergence, the one
-# timed assertion, is measured (-parallel 2). About 9 minutes cold.
+# its AppDeployment run joins the ScheduleTask run once convergence is
+# measured (-parallel 2). About 9 minutes cold.
 .PHONY: test-bench
 test-bench: tools ## Run the benchmark at a small size (N=100) and assert what does not depend on the machine's speed.
 	@echo "=== layer: small benchmark (kwok cluster)"
-	$(LAYER) bench $(GOTESTSUM_RUN) -count=1 -tags e2e -timeout 20m -parallel 2 $(GOTEST_FLAGS) ./test/bench/...
+	$(LAYER) bench $(call gotestsum_run,bench) -count=1 -tags e2e -timeout 20m -parallel 2 $(GOTEST_FLAGS) ./test/bench/...
 
 # Flags for the fault tests; `make test` passes -short for the smaller size
 # (about 3 minutes, CHAOS_TIMEOUT=10m).
@@ -174,11 +177,11 @@ CHAOS_TIMEOUT ?= 40m
 .PHONY: test-chaos
 test-chaos: tools ## Run the fault tests at full size: SIGKILLed managers, leader failover, API server restart (kwok cluster).
 	@echo "=== layer: fault tests $(CHAOS_FLAGS) (kwok cluster)"
-	$(LAYER) chaos $(GOTESTSUM_RUN) -count=1 -tags e2e -timeout $(CHAOS_TIMEOUT) $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
+	$(LAYER) chaos $(call gotestsum_run,chaos) -count=1 -tags e2e -timeout $(CHAOS_TIMEOUT) $(CHAOS_FLAGS) $(GOTEST_FLAGS) ./test/chaos/...
 
 .PHONY: test-summary
 test-summary: ## Print each layer's time and result from the last make test, and for a failed layer its failed tests with their last lines.
-	@go run ./hack/testsummary -dir "$(LOCALBIN)/test-reports"
+	@go run ./hack/testsummary -dir "$(TEST_REPORT_DIR)"
 
 .PHONY: test-leftovers
 test-leftovers: ## Fail when a test layer left a kwok cluster, a process or a temporary folder behind.
@@ -189,12 +192,9 @@ test-leftovers: ## Fail when a test layer left a kwok cluster, a process or a te
 CLEANUP_AFTER ?= 150
 
 .PHONY: test-cleanup
-test-cleanup: tools ## Interrupt the e2e layer after CLEANUP_AFTER seconds and fail if it left anything behind (test-leftovers).
+test-cleanup: tools ## Interrupt the e2e layer after CLEANUP_AFTER seconds and fail if it left a folder, a process or a kwok cluster behind.
 	@echo "=== layer: cleanup of an interrupted layer (e2e stopped after $(CLEANUP_AFTER) s)"
-	@before=$$(mktemp); ls "$$HOME/.kwok/clusters" >"$$before" 2>/dev/null; \
-		timeout -s INT $(CLEANUP_AFTER) $(MAKE) --no-print-directory test-e2e >/dev/null 2>&1; rc=$$?; \
-		if [ $$rc -ne 124 ]; then echo "test-cleanup: the e2e layer ended by itself (exit $$rc) before it was interrupted; raise CLEANUP_AFTER" >&2; rm -f "$$before"; exit 1; fi; \
-		hack/leftovers.sh "$$before"; rc=$$?; rm -f "$$before"; exit $$rc
+	@hack/test-cleanup.sh $(CLEANUP_AFTER)
 
 # The benchmark's suites to run (comma-separated; all when empty): convergence,
 # recording, memory, coldstart, idle, maxsize, curve, appdeploy.

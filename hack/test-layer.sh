@@ -12,9 +12,10 @@
 #     using it is killed, and it is removed: from this trap, because a go
 #     test timeout panics past the tests' own deferred cleanup.
 #   - the variables that would change what the tests test are cleared.
-#   - its time and result go to $TEST_REPORT_DIR/layers.tsv, and a layer's
-#     gotestsum writes its events to $LAYER_JSON ($TEST_REPORT_DIR/NAME.json),
-#     for hack/testsummary (`make test-summary`, and the end of .ci/run).
+#   - its time and result go to $TEST_REPORT_DIR/layers.tsv, beside the
+#     NAME.json the Makefile has the layer's gotestsum write its events to
+#     (an older one is removed first), for hack/testsummary (`make
+#     test-summary`, and the end of .ci/run).
 #
 # Usage: hack/test-layer.sh NAME COMMAND [ARG...]
 set -uo pipefail
@@ -29,8 +30,7 @@ shift
 repo="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
 export TEST_REPORT_DIR="${TEST_REPORT_DIR:-${repo}/bin/test-reports}"
 mkdir -p "${TEST_REPORT_DIR}"
-export LAYER_JSON="${TEST_REPORT_DIR}/${name}.json"
-rm -f "${LAYER_JSON}"
+rm -f "${TEST_REPORT_DIR}/${name}.json"
 
 # Variables from the user's shell that would change what is tested: the
 # image the manifests name, the namespaces a manager serves, tracing, Helm's
