@@ -173,12 +173,14 @@ func TestScheduleTask_NextScheduleTimeNeverLagsTheClock(t *testing.T) {
 		first = task.Status.NextScheduleTime.Time
 	}, timeout, poll).Should(Succeed())
 
-	// Past that fire time, the field moves on within a few seconds.
+	// Past that fire time, the field moves on at once: within 10 s, what
+	// two busy cores guarantee (the timer fires at the fire time; a pass
+	// queued behind the others' may wait).
 	time.Sleep(time.Until(first))
 	g.Eventually(func(g Gomega) {
 		task := getTask(g, client.ObjectKeyFromObject(st))
 		g.Expect(task.Status.Active).To(BeTrue())
 		g.Expect(task.Status.NextScheduleTime.Time).To(BeTemporally(">", time.Now().Add(-time.Second)))
 		g.Expect(task.Status.NextScheduleTime.Time).To(Equal(first.Add(time.Minute)))
-	}, 5*time.Second, 200*time.Millisecond).Should(Succeed())
+	}, 10*time.Second, 200*time.Millisecond).Should(Succeed())
 }
