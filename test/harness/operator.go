@@ -584,12 +584,34 @@ func impersonatingKubeconfig(kubeconfig, dir string) (string, error) {
 	return path, clientcmd.WriteToFile(*cfg, path)
 }
 
-// FreePort returns a TCP port on the loopback interface that is free now.
+// handedOut holds the ports FreePort returned in this process. The kernel
+// may give the port just closed to the next listen on port 0, so two calls
+// in a row could return the same port: a replica once got it for both its
+// probes and its metrics and exited with "bind: address already in use".
+var handedOut struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// FreePort returns a TCP port on the loopback interface that is free now
+// and that it has not returned before in this process.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", localwebhook.Host+":0")
-	if err != nil {
-		return 0, err
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = map[int]bool{}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	for range 100 {
+		l, err := net.Listen("tcp", localwebhook.Host+":0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port on %s that was not handed out before", localwebhook.Host)
 }
