@@ -29,8 +29,8 @@ import (
 
 // upgradeFrom is the version the upgrade test starts from: the last one
 // before AppDeployment and ScheduleTask took a whole pod template, which
-// changed how both render their pods.
-const upgradeFrom = "62b7530"
+// changed how both render their pods (the work that landed with 336505a).
+const upgradeFrom = "8271b23"
 
 // TestUpgrade_NewManagerChangesNothingAnOlderOneMade runs the manager of
 // upgradeFrom, built from that commit's source, until its applications
