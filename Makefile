@@ -115,6 +115,7 @@ gotestsum_run = "$(GOTESTSUM)" --format testname --jsonfile "$(TEST_REPORT_DIR)/
 
 .PHONY: test
 test: tools ## Run every test layer: unit, integration (envtest), e2e, a small benchmark and the short fault tests (kwok clusters).
+	@if [ -z "$$TEST_REPORT_APPEND" ]; then rm -f "$(TEST_REPORT_DIR)/layers.tsv"; fi
 	@$(MAKE) --no-print-directory test-unit
 	@$(MAKE) --no-print-directory test-rules
 	@$(MAKE) --no-print-directory test-integration
