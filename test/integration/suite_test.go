@@ -167,7 +167,9 @@ func run(m *testing.M) int {
 // latency), calls t.Parallel(), so that its waits overlap the others'
 // (make test-integration runs them -parallel 8, after the serial ones).
 // The tests that add users, fight the operator for writes within a time
-// budget or time its repairs stay serial, on a quiet manager.
+// budget or time its repairs stay serial, on a quiet manager. A test whose
+// wait is for a wall-clock moment (a fire time) sets up first and calls
+// t.Parallel() after, so the serial tests' time counts towards its wait.
 
 // newNamespace creates a namespace of its own for one test and deletes it
 // when the test ends, so tests never see each other's objects.
