@@ -91,13 +91,13 @@ func TestScheduleTask_CronJobWrittenByAnEarlierVersionIsAdopted(t *testing.T) {
 	ns := newNamespace(t)
 	st := testutil.NewScheduleTask(ns, "legacy", testutil.WithSuspend(true))
 	st.Spec.Env = []corev1.EnvVar{{Name: "OLD", Value: "1"}}
-	g.Expect(k8sClient.Create(ctx, st)).To(Succeed())
-	task := getTask(g, client.ObjectKeyFromObject(st))
+	// The CronJob exists before the task, or the operator's first pass would
+	// create it and there would be nothing to adopt; without an owner it is
+	// someone else's, which the operator leaves alone, until the owner
+	// reference an earlier version wrote is added below.
 	legacy := &batchv1.CronJob{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: st.Name,
-			Labels: map[string]string{platformv1.ScheduleTaskLabel: st.Name},
-			OwnerReferences: []metav1.OwnerReference{
-				*metav1.NewControllerRef(task, platformv1.GroupVersion.WithKind("ScheduleTask"))}},
+			Labels: map[string]string{platformv1.ScheduleTaskLabel: st.Name}},
 		Spec: batchv1.CronJobSpec{Schedule: st.Spec.Schedule, JobTemplate: batchv1.JobTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{platformv1.ScheduleTaskLabel: st.Name}},
 			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{
@@ -105,10 +105,13 @@ func TestScheduleTask_CronJobWrittenByAnEarlierVersionIsAdopted(t *testing.T) {
 				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
 					Name: platformv1.TaskContainerName, Image: st.Spec.Image, Env: st.Spec.Env}}}}}}},
 	}
-	// The operator may have applied first; then this test has nothing to adopt.
-	if err := k8sClient.Create(ctx, legacy, client.FieldOwner("manager")); err != nil {
-		t.Skipf("the operator created the CronJob first: %v", err)
-	}
+	g.Expect(k8sClient.Create(ctx, legacy, client.FieldOwner("manager"))).To(Succeed())
+	g.Expect(k8sClient.Create(ctx, st)).To(Succeed())
+	task := getTask(g, client.ObjectKeyFromObject(st))
+	owned := legacy.DeepCopy()
+	owned.OwnerReferences = []metav1.OwnerReference{
+		*metav1.NewControllerRef(task, platformv1.GroupVersion.WithKind("ScheduleTask"))}
+	g.Expect(k8sClient.Patch(ctx, owned, client.MergeFrom(legacy), client.FieldOwner("manager"))).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		cj := cronJobOf(g, st)
