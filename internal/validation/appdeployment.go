@@ -228,19 +228,22 @@ func onlyWith(path *field.Path, typ string, fields []setField) field.ErrorList {
 
 // canaryWarnings says where a canary's weights cannot be honoured with the
 // replica count: the canary gets whole pods, so 30 % of 3 replicas is 1 pod,
-// 33 %.
+// 33 %. A canary weighted on a route (trafficRouting) gets its weight
+// exactly at any pod count, so only the want of replicas is said of it.
 func canaryWarnings(s *platformv1.AppDeploymentSpec) []string {
 	replicas := release.Replicas(s)
+	weighted := s.Strategy.TrafficRouting.GatewayAPI.HTTPRoute != ""
 	var warnings []string
 	path := "spec.strategy.canaryPercent"
 	for i, step := range release.Steps(&s.Strategy) {
 		if len(s.Strategy.Steps) > 0 {
 			path = fmt.Sprintf("spec.strategy.steps[%d].weight", i)
 		}
-		switch replicas {
-		case 0:
+		switch {
+		case replicas == 0:
 			return []string{"spec.replicas: 0 replicas: a canary has no pods to take a share of until the AppDeployment is scaled up"}
-		case 1:
+		case weighted:
+		case replicas == 1:
 			warnings = append(warnings, fmt.Sprintf(
 				"%s: with 1 replica the canary is one extra pod beside the stable one, so it takes 50%% of the traffic, not %d%%", path, step.Weight))
 		default:

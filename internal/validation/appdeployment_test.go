@@ -183,6 +183,18 @@ func TestAppDeployment_WarnsWhenTheCanaryWeightCannotBeHonoured(t *testing.T) {
 		{"no replicas", func(a *platformv1.AppDeployment) { a.Spec.Replicas = ptr.To[int32](0) }, []string{
 			"spec.replicas: 0 replicas: a canary has no pods to take a share of until the AppDeployment is scaled up"}},
 		{"not a canary", func(a *platformv1.AppDeployment) { a.Spec.Strategy = platformv1.Strategy{} }, nil},
+		// The route takes the weight exactly: 5 % of 3 replicas is 5 %.
+		{"weighted on a route", func(a *platformv1.AppDeployment) {
+			a.Spec.Port = 8080
+			a.Spec.Strategy.CanaryPercent = 0
+			a.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 5}, {Weight: 50}}
+			a.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = "storefront"
+		}, nil},
+		{"weighted on a route with no replicas", func(a *platformv1.AppDeployment) {
+			a.Spec.Port = 8080
+			a.Spec.Replicas = ptr.To[int32](0)
+			a.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = "storefront"
+		}, []string{"spec.replicas: 0 replicas: a canary has no pods to take a share of until the AppDeployment is scaled up"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
