@@ -35,6 +35,7 @@ import (
 	"github.com/example/platform-operator/internal/text"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,12 +74,14 @@ var sendBackoff = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.25, S
 var (
 	// EventsSent counts events by outcome: sent, dropped (the queue, or
 	// the namespace's share of it, was full), limited (too many about one
-	// object), failed (the API server refused it or never answered).
+	// object), namespace_gone (its namespace was being deleted or gone, so
+	// nobody could read it), failed (the API server refused it otherwise
+	// or never answered).
 	EventsSent = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: metrics.Namespace,
 		Name:      "events_total",
 		Help: "Events the controllers emitted, by outcome: sent, dropped (the send queue or the namespace's share of it was full), " +
-			"limited (too many events about one object), failed.",
+			"limited (too many events about one object), namespace_gone (its namespace was being deleted or gone), failed.",
 	}, []string{"outcome"})
 	// EventsQueued is the number of events waiting to be sent.
 	EventsQueued = prometheus.NewGauge(prometheus.GaugeOpts{
@@ -94,11 +97,15 @@ const (
 	OutcomeDropped = "dropped"
 	OutcomeLimited = "limited"
 	OutcomeFailed  = "failed"
+	// OutcomeNamespaceGone is an event the API server refused because its
+	// namespace is being deleted or no longer exists: no one can read it,
+	// so it is neither sent nor a loss.
+	OutcomeNamespaceGone = "namespace_gone"
 )
 
 func init() {
 	metrics.Registry.MustRegister(EventsSent, EventsQueued)
-	for _, o := range []string{OutcomeSent, OutcomeDropped, OutcomeLimited, OutcomeFailed} {
+	for _, o := range []string{OutcomeSent, OutcomeDropped, OutcomeLimited, OutcomeNamespaceGone, OutcomeFailed} {
 		EventsSent.WithLabelValues(o)
 	}
 }
@@ -281,8 +288,14 @@ func (p *Provider) send(ctx context.Context, ev *eventsv1.Event) {
 			return false, err
 		}
 	})
-	if err == nil {
+	switch {
+	case err == nil:
 		EventsSent.WithLabelValues(OutcomeSent).Inc()
+		return
+	case namespaceGone(err):
+		// Events about a namespace's objects still queued when it is
+		// deleted: not worth an error in the log.
+		EventsSent.WithLabelValues(OutcomeNamespaceGone).Inc()
 		return
 	}
 	EventsSent.WithLabelValues(OutcomeFailed).Inc()
@@ -295,6 +308,13 @@ func (p *Provider) send(ctx context.Context, ev *eventsv1.Event) {
 
 // retriable reports whether an error of a create may pass with time: no
 // answer at all, or an answer that says the server is busy or failing.
+// namespaceGone reports whether the API server refused an event because
+// its namespace is being deleted (NamespaceLifecycle admits no new
+// object into a terminating namespace, events included) or is gone.
+func namespaceGone(err error) bool {
+	return apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) || apierrors.IsNotFound(err)
+}
+
 func retriable(err error) bool {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {

@@ -5,6 +5,7 @@ package recorder
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -166,4 +167,42 @@ func TestProvider_RetriesOnlyWhatMayPass(t *testing.T) {
 	if d := testutil.ToFloat64(EventsSent.WithLabelValues(OutcomeFailed)) - failed; d != 1 {
 		t.Errorf("%v events failed, want 1 (the invalid one, not retried)", d)
 	}
+}
+
+func TestProvider_AnEventWhoseNamespaceIsGoingIsNeitherSentNorLost(t *testing.T) {
+	cs := fake.NewClientset()
+	var tries atomic.Int32
+	cs.PrependReactor("create", "events", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		ev := a.(k8stesting.CreateAction).GetObject().(*eventsv1.Event)
+		tries.Add(1)
+		switch ev.Regarding.Name {
+		case "terminating": // as NamespaceLifecycle refuses it
+			err := apierrors.NewForbidden(schema.GroupResource{Group: "events.k8s.io", Resource: "events"}, ev.Name,
+				fmt.Errorf("unable to create new content in namespace %s because it is being terminated", ev.Namespace))
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
+			return true, nil, err
+		case "gone":
+			return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, ev.Namespace)
+		case "refused":
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "events.k8s.io", Resource: "events"},
+				ev.Name, fmt.Errorf("no"))
+		}
+		return false, nil, nil
+	})
+	p, err := NewWithClient(cs.EventsV1(), scheme.Scheme, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := testutil.ToFloat64(EventsSent.WithLabelValues(OutcomeNamespaceGone))
+	failed := testutil.ToFloat64(EventsSent.WithLabelValues(OutcomeFailed))
+	start(t, p)
+	rec := p.Recorder("demo-controller")
+	for _, name := range []string{"terminating", "gone", "refused"} {
+		rec.Eventf(pod(name), nil, corev1.EventTypeNormal, "Started", "Start", "run")
+	}
+	waitFor(t, "the three events tried", func() bool { return tries.Load() == 3 })
+	waitFor(t, "their outcomes counted", func() bool {
+		return testutil.ToFloat64(EventsSent.WithLabelValues(OutcomeNamespaceGone))-gone == 2 &&
+			testutil.ToFloat64(EventsSent.WithLabelValues(OutcomeFailed))-failed == 1
+	})
 }
