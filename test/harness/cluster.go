@@ -293,22 +293,22 @@ func (c *Cluster) KubectlOutput(ctx context.Context, stdin []byte, args ...strin
 		return c.kubectlOnce(ctx, stdin, args...)
 	}
 	var out []byte
-	var err error
-	_ = wait.PollUntilContextTimeout(ctx, time.Second, retryWindow, true, func(context.Context) (bool, error) {
+	err := retryIf(ctx, kubectlTransient, func() error {
+		var err error
 		out, err = c.kubectlOnce(ctx, stdin, args...)
-		if err != nil && kubectlTransient(err.Error()) {
-			Logf("retrying a kubectl apply that timed out under load: %v", err)
-			return false, nil
-		}
-		return true, nil
+		return err
 	})
 	return out, err
 }
 
-// kubectlTransient reports whether kubectl's error text says the API
-// server or a webhook did not answer in time, not that it refused: the
-// messages transient (retry.go) recognises, as kubectl prints them.
-func kubectlTransient(msg string) bool {
+// kubectlTransient reports whether kubectl's error says the API server or
+// a webhook did not answer in time, not that it refused: what transient
+// (retry.go) recognises, as kubectl prints it.
+func kubectlTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
 	for _, s := range []string{
 		"Error from server (Timeout)", "Error from server (ServerTimeout)", "Error from server (TooManyRequests)",
 	} {
@@ -316,15 +316,7 @@ func kubectlTransient(msg string) bool {
 			return true
 		}
 	}
-	if !strings.Contains(msg, "failed calling webhook") {
-		return false
-	}
-	for _, s := range []string{"deadline exceeded", ": EOF", "connection reset by peer", "connection refused"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
+	return webhookUnreachable(msg)
 }
 
 func (c *Cluster) kubectlOnce(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {

@@ -36,19 +36,24 @@ func transient(err error) bool {
 	case apierrors.IsServerTimeout(err), apierrors.IsTimeout(err), apierrors.IsTooManyRequests(err):
 		return true
 	case apierrors.IsInternalError(err):
-		msg := err.Error()
-		if !strings.Contains(msg, "failed calling webhook") {
-			return false
-		}
-		// Too slow, or not reached at all: a replica that stepped down
-		// (lost its Lease) dropped the connection before it judged the
-		// request; its restart, or the other replica, answers the retry.
-		for _, s := range []string{
-			"deadline exceeded", "timeout", ": EOF", "connection reset by peer", "connection refused",
-		} {
-			if strings.Contains(msg, s) {
-				return true
-			}
+		return webhookUnreachable(err.Error())
+	}
+	return false
+}
+
+// webhookUnreachable reports whether an error's text says a webhook was
+// too slow or not reached at all: a replica that stepped down (lost its
+// Lease) dropped the connection before it judged the request; its
+// restart, or the other replica, answers a retry.
+func webhookUnreachable(msg string) bool {
+	if !strings.Contains(msg, "failed calling webhook") {
+		return false
+	}
+	for _, s := range []string{
+		"deadline exceeded", "timeout", ": EOF", "connection reset by peer", "connection refused",
+	} {
+		if strings.Contains(msg, s) {
+			return true
 		}
 	}
 	return false
@@ -57,10 +62,16 @@ func transient(err error) bool {
 // retry runs write until it does not fail transiently, for retryWindow at
 // most.
 func retry(ctx context.Context, write func() error) error {
+	return retryIf(ctx, transient, write)
+}
+
+// retryIf runs write until isTransient says its error is not one to try
+// again, for retryWindow at most.
+func retryIf(ctx context.Context, isTransient func(error) bool, write func() error) error {
 	var err error
 	_ = wait.PollUntilContextTimeout(ctx, time.Second, retryWindow, true, func(context.Context) (bool, error) {
 		err = write()
-		if transient(err) {
+		if isTransient(err) {
 			Logf("retrying a write that timed out under load: %v", err)
 			return false, nil
 		}
