@@ -39,6 +39,27 @@ const (
 	ContestedRepairs = 10
 )
 
+// RepairsWithin is the most repairs of one child RepairBackoff allows in
+// d of changes made right after every repair: the first at once, each next
+// one after a doubled wait. An urgent repair (one that does not wait) may
+// come on top of each of them, and one more after the last change. It is
+// the bound a fight's write budget is derived from, and what
+// docs/admission.md promises a co-tenant's loop costs.
+func RepairsWithin(d time.Duration) int {
+	if d < 0 {
+		return 0
+	}
+	n, at, wait := 1, time.Duration(0), time.Duration(0)
+	for {
+		wait = min(max(2*wait, RepairBackoffInitial), RepairBackoffMax)
+		if at+wait > d {
+			return n
+		}
+		at += wait
+		n++
+	}
+}
+
 // RepairKey names a child: its kind and its namespace and name. The kind
 // is part of it because an owner's children share its name (an
 // AppDeployment's Deployment and Service).

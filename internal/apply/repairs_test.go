@@ -56,6 +56,22 @@ func TestRepairBackoff_RepairsOfAChildChangedInALoopDoubleTheirSpacingUpToFiveMi
 	}
 }
 
+func TestRepairsWithin_IsWhatTheBackoffAllowsInAFight(t *testing.T) {
+	if got := RepairsWithin(-time.Second); got != 0 {
+		t.Errorf("RepairsWithin(-1s) = %d, want 0", got)
+	}
+	for _, d := range []time.Duration{0, time.Second, 2 * time.Second, 3 * time.Second, 20 * time.Second,
+		31 * time.Second, 10 * time.Minute, 30 * time.Minute} {
+		clk := clocktesting.NewFakeClock(time.Unix(1_000_000, 0))
+		// Half a second more: the fight's own milliseconds (one per
+		// repair) must not push a repair due at d out of it.
+		got := len(fight(&RepairBackoff{Clock: clk}, clk, d+time.Second/2))
+		if want := RepairsWithin(d); got != want {
+			t.Errorf("a fight of %s got %d repairs, RepairsWithin says %d", d, got, want)
+		}
+	}
+}
+
 func TestRepairBackoff_FirstRepairAfterAQuietSpellIsImmediate(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(1_000_000, 0))
 	b := &RepairBackoff{Clock: clk}
