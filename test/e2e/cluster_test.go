@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/example/platform-operator/test/harness"
 )
@@ -33,12 +33,12 @@ var operator *harness.Operator
 var prometheus *harness.Prometheus
 
 // ownClusterOptions lists the tests that need a kwok cluster of their own,
-// with its options: one that stops the controller-manager would stall every
-// other test's runs, Helm must own the CRDs it installs, a namespaced
-// manager's roles have the names of the shared operator's. TestMain creates
-// these clusters one after the other before any test runs, because starting
-// a control plane while the parallel tests keep both cores busy can take
-// longer than kwokctl waits for it.
+// with its options: an API server with flags of its own (tracing, a client
+// certificate for webhooks, owner-reference enforcement), a
+// controller-manager the test stops (that would stall every other test's
+// runs), CRDs Helm must own, a namespaced manager whose roles have the
+// names of the shared operator's. Each test starts its cluster when it
+// starts (ownCluster), so the others do not wait for it.
 var ownClusterOptions = map[string]harness.ClusterOptions{
 	"TestMissedRuns_EachPolicyRunsWhatItPromisesAfterTheControllerManagerWasDown": {},
 	"TestHelm_InstallUpgradeAndUninstallInAnyNamespaceLeaveOnlyTheCRDs":           {NoCRDs: true},
@@ -46,35 +46,29 @@ var ownClusterOptions = map[string]harness.ClusterOptions{
 	tracingTest: {}, // an API server that traces, from startOTLP
 }
 
-// ownClusters holds the clusters of ownClusterOptions that TestMain created:
-// those of the tests that -run selects.
-var ownClusters = map[string]*harness.Cluster{}
-
-// ownCluster returns the cluster TestMain created for t.
+// ownCluster starts the cluster of ownClusterOptions that t needs, logs how
+// long it took, and deletes it when t ends.
 func ownCluster(t *testing.T) *harness.Cluster {
 	t.Helper()
-	c := ownClusters[t.Name()]
-	if c == nil {
+	opts, ok := ownClusterOptions[t.Name()]
+	if !ok {
 		t.Fatalf("no cluster of its own for %s: list it in ownClusterOptions", t.Name())
 	}
+	started := time.Now()
+	short, _, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(t.Name(), "Test")), "_")
+	c, teardown, err := harness.StartCluster(context.Background(), fmt.Sprintf("%s-%08x", short, rand.Uint32()), opts)
+	if err != nil {
+		t.Fatalf("starting a cluster of its own: %v", err)
+	}
+	t.Cleanup(teardown)
+	// The harness creates one cluster at a time: this includes the wait
+	// for others' (its log says how long that was).
+	t.Logf("cluster %s of its own started in %s", c.Name, time.Since(started).Round(time.Millisecond))
 	return c
 }
 
-// selected reports whether -test.run selects the top-level test name, as
-// far as its first level goes; an invalid pattern selects everything and is
-// left for the testing package to report.
-func selected(name string) bool {
-	pattern := flag.Lookup("test.run").Value.String()
-	if pattern == "" {
-		return true
-	}
-	top, _, _ := strings.Cut(pattern, "/")
-	re, err := regexp.Compile(top)
-	return err != nil || re.MatchString(name)
-}
-
-// TestMain creates the package's kwok clusters and operator, runs the tests
-// and deletes the clusters whatever happens to them.
+// TestMain creates the package's shared kwok cluster and operator, runs the
+// tests and deletes the cluster whatever happens to them.
 func TestMain(m *testing.M) {
 	harness.ReapIfAsked()
 	os.Exit(runSuite(m))
@@ -104,19 +98,6 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	defer stopClientCA()
-	for name, opts := range ownClusterOptions {
-		if !selected(name) {
-			continue
-		}
-		short, _, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(name, "Test")), "_")
-		own, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("%s-%08x", short, rand.Uint32()), opts)
-		if err != nil {
-			harness.Logf("%v", err)
-			return 1
-		}
-		defer teardown()
-		ownClusters[name] = own
-	}
 	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
 	if err != nil {
 		harness.Logf("starting the traffic simulator: %v", err)

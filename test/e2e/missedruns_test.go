@@ -43,12 +43,14 @@ import (
 // and each minute missed is a minute of the e2e layer's wall time. It runs
 // on a cluster of its own, since stopping the controller-manager would
 // stall every other test's runs, and in parallel with them: it waits three
-// minutes of fire times.
+// minutes of fire times, the longest wait of the layer, so its cluster
+// starts before t.Parallel: during the serial tests, ahead of the other
+// tests' clusters.
 func TestMissedRuns_EachPolicyRunsWhatItPromisesAfterTheControllerManagerWasDown(t *testing.T) {
+	own := ownCluster(t)
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	own := ownCluster(t)
 	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(op.Stop)

@@ -84,9 +84,16 @@ func NewCluster(name string) (*Cluster, error) {
 
 // Up creates the cluster, connects a client to it and installs the CRDs.
 func (c *Cluster) Up(ctx context.Context) error {
-	Logf("creating kwok cluster %s", c.Name)
+	queued := time.Now()
+	unlock, err := lockClusterCreation(ctx)
+	if err != nil {
+		return fmt.Errorf("creating kwok cluster %s: %w", c.Name, err)
+	}
+	Logf("creating kwok cluster %s (after %s waiting for another cluster's start)",
+		c.Name, time.Since(queued).Round(time.Millisecond))
 	start := time.Now()
 	out, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...)
+	unlock()
 	if err != nil {
 		return fmt.Errorf("creating kwok cluster %s with %s (see its output above): %w", c.Name, clusterScript, err)
 	}
@@ -381,4 +388,46 @@ func tail(path string) string {
 		data = data[len(data)-4000:]
 	}
 	return string(data)
+}
+
+// lockClusterCreation waits, until ctx ends, for the lock that lets one
+// cluster at a time be created under the kwok work folder, and returns its
+// release. kwokctl picks each new cluster's ports by trying which are free,
+// so two clusters created at once (two test packages of one layer, two
+// tests of one package) can pick the same ports and one of them fails with
+// "address already in use". The lock is a flock on a file, so it holds
+// between processes and between goroutines alike, and the kernel drops it
+// with a process that dies.
+func lockClusterCreation(ctx context.Context) (func(), error) {
+	dir := os.Getenv("KWOK_WORKDIR")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(home, ".kwok")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "create.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		switch err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err {
+		case nil:
+			return true, nil
+		case syscall.EWOULDBLOCK:
+			return false, nil
+		default:
+			return false, err
+		}
+	})
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("waiting for the lock on %s: %w", f.Name(), err)
+	}
+	// Closing the file releases the lock.
+	return func() { _ = f.Close() }, nil
 }
