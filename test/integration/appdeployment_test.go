@@ -301,8 +301,7 @@ func TestAppDeployment_IdleApplicationsAreNeverWritten(t *testing.T) {
 		before = versions(g)
 		g.Expect(before).To(Equal(first))
 	}, timeout, poll).Should(Succeed())
-	time.Sleep(3*resyncPeriod + time.Second)
-	g.Expect(versions(g)).To(Equal(before))
+	throughResyncs(t, ad, 3, func(g Gomega) { g.Expect(versions(g)).To(Equal(before)) })
 }
 
 // TestAppDeployment_TemplateReachesTheDeploymentAsWritten creates an

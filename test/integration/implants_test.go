@@ -58,10 +58,12 @@ func settledCronJob(g Gomega, st *platformv1.ScheduleTask) *batchv1.CronJob {
 
 // expectIdle asserts that the operator's passes write the CronJob no more,
 // through several forced resyncs.
-func expectIdle(g Gomega, st *platformv1.ScheduleTask) {
-	rv := settledCronJob(g, st).ResourceVersion
-	time.Sleep(2*resyncPeriod + time.Second)
-	g.Expect(cronJobOf(g, st).ResourceVersion).To(Equal(rv), "the operator wrote an unchanged CronJob")
+func expectIdle(t *testing.T, st *platformv1.ScheduleTask) {
+	t.Helper()
+	rv := settledCronJob(NewWithT(t), st).ResourceVersion
+	throughResyncs(t, st, 2, func(g Gomega) {
+		g.Expect(cronJobOf(g, st).ResourceVersion).To(Equal(rv), "the operator wrote an unchanged CronJob")
+	})
 }
 
 func TestScheduleTask_FieldsAnotherManagerAppliedToTheJobTemplateAreRemoved(t *testing.T) {
@@ -98,7 +100,7 @@ func TestScheduleTask_FieldsAnotherManagerAppliedToTheJobTemplateAreRemoved(t *t
 			ContainSubstring("spec.jobTemplate.spec.template.spec.hostNetwork"))))
 	}, timeout, poll).Should(Succeed())
 
-	expectIdle(g, st)
+	expectIdle(t, st)
 	g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(HaveLen(1))
 }
 
@@ -128,7 +130,7 @@ func TestScheduleTask_FieldsAnotherManagerUpdatedIntoTheJobTemplateAreRemoved(t 
 			ContainSubstring("spec.jobTemplate.spec.template.spec.securityContext.runAsUser"),
 			ContainSubstring("spec.jobTemplate.spec.template.spec.volumes"))))
 	}, timeout, poll).Should(Succeed())
-	expectIdle(g, st)
+	expectIdle(t, st)
 }
 
 func TestScheduleTask_FieldWhoseOwnershipWasErasedIsRemoved(t *testing.T) {
@@ -167,7 +169,7 @@ func TestScheduleTask_FieldWhoseOwnershipWasErasedIsRemoved(t *testing.T) {
 		g.Expect(cronJobOf(g, st).Spec.JobTemplate.Spec.Template.Spec.HostPID).To(BeFalse())
 		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(ContainSubstring("no field manager owns")))
 	}, timeout, poll).Should(Succeed())
-	expectIdle(g, st)
+	expectIdle(t, st)
 }
 
 func TestScheduleTask_ImageEditedInTheJobTemplateIsPutBack(t *testing.T) {
@@ -199,5 +201,5 @@ func TestScheduleTask_ImageEditedInTheJobTemplateIsPutBack(t *testing.T) {
 		g.Expect(eventsAbout(g, ns, st.Name, "JobTemplateRestored")).To(ConsistOf(And(
 			ContainSubstring("kubectl-edit"), ContainSubstring("spec.jobTemplate.spec.template.spec.containers"))))
 	}, timeout, poll).Should(Succeed())
-	expectIdle(g, st)
+	expectIdle(t, st)
 }

@@ -98,11 +98,11 @@ func TestScheduleTask_ForgedJobIsNotRecordedAndIsReportedOnce(t *testing.T) {
 	g.Expect(eventsAbout(g, ns, st.Name, "UnverifiedJob")).NotTo(ContainElement(HavePrefix(genuine.Name + ": ")))
 
 	// Through resyncs: no record of a forged Job, one report each.
-	g.Consistently(func(g Gomega) {
+	throughResyncs(t, st, 2, func(g Gomega) {
 		g.Expect(taskRuns(g, ns)).To(HaveLen(1))
 		reports := eventsAbout(g, ns, st.Name, "UnverifiedJob")
 		g.Expect(reports).To(HaveLen(3))
-	}, 2*resyncPeriod, time.Second).Should(Succeed())
+	})
 	reports := eventsAbout(g, ns, st.Name, "UnverifiedJob")
 	g.Expect(reports).To(ContainElement(And(HavePrefix(unsigned.Name+": "), ContainSubstring("no signature"))))
 	g.Expect(reports).To(ContainElement(And(HavePrefix(otherImage.Name+": "),
@@ -254,11 +254,12 @@ func TestTaskRun_FollowsOnlyPodsItsJobControls(t *testing.T) {
 	g.Expect(k8sClient.Status().Update(ctx, impostor)).To(Succeed())
 	testutil.StartJob(job, time.Now().Add(-time.Second))
 	g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
-	g.Consistently(func(g Gomega) {
+	run := &platformv1.TaskRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name}}
+	throughResyncs(t, run, 2, func(g Gomega) {
 		tr := &platformv1.TaskRun{}
 		g.Expect(k8sClient.Get(ctx, key, tr)).To(Succeed())
 		g.Expect(tr.Status.PodName).NotTo(Equal("impostor"))
-	}, 2*resyncPeriod, 250*time.Millisecond).Should(Succeed())
+	})
 
 	pod := testutil.PodForJob(job, job.Name+"-a", corev1.PodPending, 0)
 	g.Expect(k8sClient.Create(ctx, pod)).To(Succeed())

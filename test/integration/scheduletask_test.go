@@ -260,9 +260,8 @@ func TestScheduleTask_IdleTasksAreNeverWritten(t *testing.T) {
 		g.Expect(before).To(Equal(first))
 	}, timeout, poll).Should(Succeed())
 
-	// Several forced resyncs of the cache later, nothing has been written.
-	time.Sleep(3*resyncPeriod + time.Second)
-	g.Expect(versions(g)).To(Equal(before))
+	// Through several forced resyncs of the cache, nothing is written.
+	throughResyncs(t, plain, 3, func(g Gomega) { g.Expect(versions(g)).To(Equal(before)) })
 }
 
 func TestScheduleTask_EveryJobGetsExactlyOneTaskRun(t *testing.T) {
@@ -312,9 +311,7 @@ func TestScheduleTask_EveryJobGetsExactlyOneTaskRun(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 
 	// Through resyncs, still exactly one TaskRun per Job.
-	g.Consistently(func(g Gomega) {
-		g.Expect(taskRuns(g, ns)).To(HaveLen(2))
-	}, 2*resyncPeriod, time.Second).Should(Succeed())
+	throughResyncs(t, st, 2, func(g Gomega) { g.Expect(taskRuns(g, ns)).To(HaveLen(2)) })
 }
 
 // A Job made from the CronJob's template by anyone who may create Jobs
@@ -516,12 +513,13 @@ func TestScheduleTask_ManualTaskRunStartsOneJobFromTheTemplate(t *testing.T) {
 		g.Expect(task.Status.TriggerCount).To(Equal(int64(1)))
 	}, timeout, poll).Should(Succeed())
 
-	g.Consistently(func(g Gomega) {
+	task := &platformv1.ScheduleTask{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manual"}}
+	throughResyncs(t, task, 2, func(g Gomega) {
 		var jobs batchv1.JobList
 		g.Expect(k8sClient.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
 		g.Expect(jobs.Items).To(HaveLen(1))
 		g.Expect(taskRuns(g, ns)).To(HaveLen(1), "the manual Job does not get a second TaskRun")
-	}, 2*resyncPeriod, time.Second).Should(Succeed())
+	})
 }
 
 func TestScheduleTask_RunNowAnnotationStartsExactlyOneRunPerValue(t *testing.T) {
@@ -543,9 +541,7 @@ func TestScheduleTask_RunNowAnnotationStartsExactlyOneRunPerValue(t *testing.T) 
 	}
 	annotate("1")
 	g.Eventually(func(g Gomega) { g.Expect(taskRuns(g, ns)).To(HaveLen(1)) }, timeout, poll).Should(Succeed())
-	g.Consistently(func(g Gomega) {
-		g.Expect(taskRuns(g, ns)).To(HaveLen(1))
-	}, resyncPeriod+time.Second, time.Second).Should(Succeed())
+	throughResyncs(t, st, 1, func(g Gomega) { g.Expect(taskRuns(g, ns)).To(HaveLen(1)) })
 	annotate("2")
 	g.Eventually(func(g Gomega) {
 		runs := taskRuns(g, ns)

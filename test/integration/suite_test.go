@@ -166,10 +166,14 @@ func run(m *testing.M) int {
 // (no envtest users, no spans, no cluster-scoped objects, no measured
 // latency), calls t.Parallel(), so that its waits overlap the others'
 // (make test-integration runs them -parallel 8, after the serial ones).
-// The tests that add users, fight the operator for writes within a time
-// budget or time its repairs stay serial, on a quiet manager. A test whose
-// wait is for a wall-clock moment (a fire time) sets up first and calls
-// t.Parallel() after, so the serial tests' time counts towards its wait.
+// The fighting tests run in parallel too: their write budgets follow from
+// the repair backoff and the fight's measured length, not from a quiet
+// machine. A wait for "nothing is written on the passes that follow" waits
+// for those passes (throughResyncs), not for a stretch of the clock. The
+// tests that add users or time the operator's repairs stay serial. A test
+// whose wait is for a wall-clock moment (a fire time) sets up first and
+// calls t.Parallel() after, so the serial tests' time counts towards its
+// wait.
 
 // newNamespace creates a namespace of its own for one test and deletes it
 // when the test ends, so tests never see each other's objects.
