@@ -231,8 +231,8 @@ or point kubectl at the cluster for this shell only:
 
     export KUBECONFIG=$kubeconfig
 
-Prometheus, which the manager's canary analysis queries, scrapes the manager and the
-traffic simulator every 5s:
+Prometheus, which the manager's canary analysis queries, scrapes the traffic
+simulator every 2s and the manager every 5s:
 
     http://$prometheus_addr
 
