@@ -21,11 +21,11 @@ if [[ -n "${dirs}" ]]; then
 	found=1
 fi
 
-# A process counts when it runs from a layer's folder or runs a tool of
-# bin/ (not one that merely names bin/, as go build -o does).
-procs=$(ps -eo pid=,args= | awk -v bin="${repo}/bin/" '
-	index($0, "platform" "-test-") || index($2, bin) == 1 { print }' |
-	grep -v -e '/clusters/platform-dev/' -e 'leftovers.sh' | cut -c1-200)
+# A process counts when it runs from a layer's folder in ${tmp} or runs a
+# tool of bin/ (not one that merely names bin/, as go build -o does).
+procs=$(ps -eo pid=,args= | awk -v layer="${tmp%/}/platform-test-" -v bin="${repo}/bin/" '
+	index($0, layer) || index($2, bin) == 1 { print }' |
+	grep -v -e '/clusters/platform-dev/' -e 'leftovers.sh' -e 'awk -v layer=' | cut -c1-200)
 if [[ -n "${procs}" ]]; then
 	echo "leftovers: processes of test layers still running:"
 	echo "${procs}" | sed 's/^/  /'

@@ -38,17 +38,9 @@ if [[ -n "${left}" ]]; then
 	echo "${left}" | sed 's/^/  /'
 	found=1
 fi
-procs=$(ps -eo pid=,args= | awk -v p="${parent}/" -v bin="${PWD}/bin/" 'index($0, p) || index($2, bin) == 1 { print }' |
-	grep -v -e '/clusters/platform-dev/' -e 'awk -v p=' | cut -c1-200)
-if [[ -n "${procs}" ]]; then
-	echo "test-cleanup: processes left running:"
-	echo "${procs}" | sed 's/^/  /'
-	found=1
-fi
-clusters=$(comm -13 <(sort "${before}") <({ ls "${HOME}/.kwok/clusters" 2>/dev/null || true; } | sort) | grep -v '^$')
-if [[ -n "${clusters}" ]]; then
-	echo "test-cleanup: kwok clusters left in ~/.kwok/clusters:"
-	echo "${clusters}" | sed 's/^/  /'
+# The processes and kwok clusters are hack/leftovers.sh's to find: the
+# layer's folder is in ${parent}, which it scans as the temporary folder.
+if ! TMPDIR="${parent}" hack/leftovers.sh "${before}" | sed 's/^/  /'; then
 	found=1
 fi
 rm -rf "${parent}" "${before}"
