@@ -64,6 +64,43 @@ func TestMetrics_FinishedRunsAndTaskStatesAreExported(t *testing.T) {
 	g.Expect(states).To(HaveKey(scheduletask.StateSuspended))
 	g.Expect(states[scheduletask.StateSuspended]).To(BeNumerically(">=", 1))
 	g.Expect(states).To(HaveKey(scheduletask.StateIdle))
+
+	// The per-task gauges show the task's status as stored; the suspended
+	// task has no next fire time.
+	g.Eventually(func(g Gomega) {
+		st := &platformv1.ScheduleTask{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "measured"}, st)).To(Succeed())
+		g.Expect(st.Status.LastSuccessfulTime).NotTo(BeNil())
+		g.Expect(st.Status.NextScheduleTime).NotTo(BeNil())
+		g.Expect(taskGauge(g, "platform_operator_scheduletask_last_success_timestamp_seconds", ns, "measured")).
+			To(HaveValue(BeEquivalentTo(st.Status.LastSuccessfulTime.Unix())))
+		g.Expect(taskGauge(g, "platform_operator_scheduletask_next_schedule_timestamp_seconds", ns, "measured")).
+			To(HaveValue(BeEquivalentTo(st.Status.NextScheduleTime.Unix())))
+		g.Expect(taskGauge(g, "platform_operator_scheduletask_next_schedule_timestamp_seconds", ns, "paused")).To(BeNil())
+	}, timeout, poll).Should(Succeed())
+}
+
+// taskGauge reads the series of the per-task gauge name for the task
+// namespace/name from the manager's registry; nil when there is none.
+func taskGauge(g Gomega, name, namespace, task string) *float64 {
+	families, err := ctrlmetrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["namespace"] == namespace && labels["name"] == task {
+				v := m.GetGauge().GetValue()
+				return &v
+			}
+		}
+	}
+	return nil
 }
 
 // counterValue reads one series of a counter with a single label from the
