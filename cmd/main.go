@@ -79,6 +79,7 @@ type options struct {
 	webhookPort             int
 	webhookCertPath         string
 	webhookMaxInFlight      int
+	webhookMaxConns         int
 	webhookClientCA         string
 	enableHTTP2             bool
 	enableWebhooks          bool
@@ -140,6 +141,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.webhookMaxInFlight, "webhook-max-in-flight", guard.DefaultMaxInFlight,
 		"Admission requests the webhook server serves at once (and, apart, conversion requests); beyond, it "+
 			"answers 429 with Retry-After: 1 and the API server retries. 0: no limit.")
+	fs.IntVar(&o.webhookMaxConns, "webhook-max-conns-per-source", guard.DefaultMaxConnsPerSource,
+		"Connections one address may hold open to the webhook server; beyond, a new one is closed at once. "+
+			"The API server uses a few; a pod holding connections open gets no more. Negative: no limit.")
 	fs.StringVar(&o.webhookClientCA, "webhook-client-ca", "",
 		"PEM CA bundle file: when set, /mutate-* and /validate-* serve only clients presenting a certificate of "+
 			"this CA (the API server, given one by its AdmissionConfiguration); /convert stays open.")
@@ -330,11 +334,15 @@ func main() {
 	// Each webhook call in a span, the child of the API server's when it
 	// traces; a request the guard refuses (too many in flight, no client
 	// certificate) is answered before any span or webhook.
-	webhookServer := tracing.WebhookServer(guard.Server(webhook.NewServer(webhook.Options{
-		TLSOpts: webhookTLSOpts,
-		Port:    o.webhookPort,
-		CertDir: o.webhookCertPath,
-	}), guard.Options{MaxInFlight: o.webhookMaxInFlight, RequireClientCert: o.webhookClientCA != ""}))
+	webhookServer := tracing.WebhookServer(guard.NewServer(guard.ServerOptions{
+		Webhook: webhook.Options{
+			TLSOpts: webhookTLSOpts,
+			Port:    o.webhookPort,
+			CertDir: o.webhookCertPath,
+		},
+		Guard:             guard.Options{MaxInFlight: o.webhookMaxInFlight, RequireClientCert: o.webhookClientCA != ""},
+		MaxConnsPerSource: o.webhookMaxConns,
+	}))
 
 	metricsOpts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,

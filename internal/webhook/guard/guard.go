@@ -4,10 +4,13 @@
 package guard
 
 import (
+	"bytes"
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -24,6 +27,16 @@ import (
 // in memory at once.
 const DefaultMaxInFlight = 64
 
+// Default body caps. An AdmissionReview carries the object and, on an
+// update, the old one, each at most the API server's 3 MiB request limit;
+// controller-runtime reads at most 7 MiB of it anyway. A ConversionReview
+// carries every object of a list that needs converting in one request, so
+// its cap is a list's, not an object's.
+const (
+	DefaultMaxAdmissionBody  = 7 << 20
+	DefaultMaxConversionBody = 64 << 20
+)
+
 // Reasons of a rejection, the values of the reason label.
 const (
 	// ReasonTooManyRequests: the limit of requests in flight was reached.
@@ -31,6 +44,14 @@ const (
 	// ReasonNoClientCertificate: an admission path was called without a
 	// client certificate of the configured CA.
 	ReasonNoClientCertificate = "NoClientCertificate"
+	// ReasonBodyTooLarge: the body was larger than its path's cap.
+	ReasonBodyTooLarge = "BodyTooLarge"
+	// ReasonBodyIncomplete: the body did not arrive whole within the
+	// server's read deadline (or the client went away).
+	ReasonBodyIncomplete = "BodyIncomplete"
+	// ReasonTooManyConnections: a source already held the most connections
+	// one source may hold (the path label is "connection").
+	ReasonTooManyConnections = "TooManyConnections"
 )
 
 // Kinds of path, the values of the path label: the admission paths share
@@ -38,6 +59,8 @@ const (
 const (
 	PathAdmission  = "admission"
 	PathConversion = "conversion"
+	// PathConnection labels connections refused before any request.
+	PathConnection = "connection"
 )
 
 // Rejected counts the requests the webhook server refused before any
@@ -45,15 +68,19 @@ const (
 var Rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Namespace: metrics.Namespace,
 	Name:      "webhook_rejected_total",
-	Help:      "Webhook requests refused before any webhook saw them, by path (admission, conversion) and reason (TooManyRequests, NoClientCertificate).",
+	Help: "Webhook requests and connections refused before any webhook saw them, by path (admission, conversion, " +
+		"connection) and reason (TooManyRequests, NoClientCertificate, BodyTooLarge, BodyIncomplete, TooManyConnections).",
 }, []string{"path", "reason"})
 
 func init() {
 	metrics.Registry.MustRegister(Rejected)
 	for _, path := range []string{PathAdmission, PathConversion} {
-		Rejected.WithLabelValues(path, ReasonTooManyRequests)
+		for _, reason := range []string{ReasonTooManyRequests, ReasonBodyTooLarge, ReasonBodyIncomplete} {
+			Rejected.WithLabelValues(path, reason)
+		}
 	}
 	Rejected.WithLabelValues(PathAdmission, ReasonNoClientCertificate)
+	Rejected.WithLabelValues(PathConnection, ReasonTooManyConnections)
 }
 
 // Options say how the server defends itself.
@@ -68,6 +95,9 @@ type Options struct {
 	// ClientCATLSOption). The conversion path stays open: the API server
 	// sends no client certificate to conversion webhooks.
 	RequireClientCert bool
+	// MaxAdmissionBody and MaxConversionBody cap a request's body on each
+	// kind of path; a larger one is answered 413. Zero: the defaults.
+	MaxAdmissionBody, MaxConversionBody int64
 }
 
 // Server returns s with every handler registered on it behind the
@@ -101,16 +131,45 @@ func (s *guardedServer) Register(path string, hook http.Handler) {
 // Handler is hook behind the defences that apply to path: the client
 // certificate check on an admission path when it is required, then the
 // limit of its kind of path.
+//
+// The body is read whole before a slot is taken: a client that sends its
+// body slowly, or never, holds a connection until the server's read
+// deadline, but no slot, so it cannot make the API server's own requests
+// wait. The body cap bounds what each such read holds in memory.
 func (s *guardedServer) Handler(path string, hook http.Handler) http.Handler {
-	kind, l := PathConversion, s.conversion
+	kind, l, maxBody := PathConversion, s.conversion, cmp.Or(s.opts.MaxConversionBody, DefaultMaxConversionBody)
 	if isAdmission(path) {
-		kind, l = PathAdmission, s.admission
+		kind, l, maxBody = PathAdmission, s.admission, cmp.Or(s.opts.MaxAdmissionBody, DefaultMaxAdmissionBody)
 	}
-	h := limit(kind, l, hook)
+	h := readBody(kind, maxBody, limit(kind, l, hook))
 	if kind == PathAdmission && s.opts.RequireClientCert {
 		h = requireClientCert(h)
 	}
 	return h
+}
+
+// readBody reads the request's body whole, at most maxBody bytes, and
+// hands next the request with that body. A larger body is answered 413
+// naming the cap; one that does not arrive whole (the server's read
+// deadline passed, the client went away) 400.
+func readBody(kind string, maxBody int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		if err != nil {
+			if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+				Rejected.WithLabelValues(kind, ReasonBodyTooLarge).Inc()
+				http.Error(w, fmt.Sprintf("request body larger than %d bytes, the most this webhook reads", maxBody),
+					http.StatusRequestEntityTooLarge)
+				return
+			}
+			Rejected.WithLabelValues(kind, ReasonBodyIncomplete).Inc()
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // isAdmission reports whether path is one of the builder's admission paths.
