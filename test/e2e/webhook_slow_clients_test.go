@@ -14,6 +14,7 @@ import (
 
 	. "github.com/onsi/gomega"
 
+	"github.com/example/platform-operator/internal/webhook/guard"
 	"github.com/example/platform-operator/test/harness"
 )
 
@@ -24,20 +25,23 @@ const slowClientsTest = "TestWebhook_SlowClientsHoldingConnectionsStallNoAdminsW
 
 func init() { ownClusterOptions[slowClientsTest] = harness.ClusterOptions{} }
 
-// slowClients is how many connections the attack holds, and
-// slowClientDeclared the body each of them announces and never sends.
+// slowClients is how many connections the attack holds, from
+// slowClientSources addresses, and slowClientDeclared the body each of
+// them announces and never sends.
 const (
 	slowClients        = 200
+	slowClientSources  = 4
 	slowClientDeclared = 7_000_000
 )
 
 // TestWebhook_SlowClientsHoldingConnectionsStallNoAdminsWrite is the attack
-// of a pod holding the webhook server's connections (the NetworkPolicy
-// admits the webhook port from anywhere): 200 TLS connections, each
-// sending the headers of an admission request that announces a 7 MB body,
-// then one byte of it, then nothing. Meanwhile a cluster admin's apply of
-// each of the three kinds must go through the webhooks (they fail closed)
-// within 2 s, as it does without them. Before the server read a body
+// of pods holding the webhook server's connections (the NetworkPolicy
+// admits the webhook port from anywhere by default): 200 TLS connections,
+// each sending the headers of an admission or conversion request that
+// announces a 7 MB body, then one byte of it, then nothing. Meanwhile a
+// cluster admin's apply of each of the three kinds must go through the
+// webhooks (they fail closed), and a v1alpha1 read through conversion,
+// within 2 s, as they do without them. Before the server read a body
 // before taking a slot and capped connections per source, the apply
 // failed with "context deadline exceeded".
 func TestWebhook_SlowClientsHoldingConnectionsStallNoAdminsWrite(t *testing.T) {
@@ -87,40 +91,69 @@ spec:
 	}
 	t.Logf("without the attack: %v", apply("before"))
 
-	// The attacker is a pod: its address is not the API server's. Here
-	// the API server reaches the replica from 127.0.0.1 (through the
-	// harness's forwarder), so the attack comes from 127.0.0.2.
+	// The attackers are pods: their addresses are not the API server's.
+	// Here the API server reaches the replica from 127.0.0.1 (through the
+	// harness's forwarder), so the attack comes from four other addresses,
+	// 50 connections from each: under the per-source cap, so the server
+	// must hold them all and still serve. Half the requests go to
+	// /convert, which every v1alpha1 read needs.
 	addr := fmt.Sprintf("127.0.0.1:%d", replica.WebhookPort)
-	dialer := &net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
-	held := make([]net.Conn, 0, slowClients)
+	var held []net.Conn
 	t.Cleanup(func() {
 		for _, c := range held {
 			_ = c.Close()
 		}
 	})
-	refused := 0
-	for range slowClients {
-		c, err := tls.DialWithDialer(dialer, "tcp", addr,
-			&tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}) //nolint:gosec // the attacker's client
+	paths := []string{"/validate-platform-example-com-v1-scheduletask", "/convert"}
+	for i := range slowClients {
+		source := fmt.Sprintf("127.0.0.%d", 2+i%slowClientSources)
+		c, err := holdSlowRequest(addr, source, paths[i%len(paths)])
+		g.Expect(err).NotTo(HaveOccurred(), "connection %d from %s", i, source)
+		held = append(held, c)
+	}
+	t.Logf("%d connections opened and held from %d addresses, each with a request whose body never comes",
+		len(held), slowClientSources)
+
+	took := apply("during")
+	start := time.Now()
+	g.Expect(own.Kubectl(ctx, nil, "get", "-n", ns, "scheduletasks.v1alpha1.platform.example.com", "task-during")).
+		To(Succeed(), "a v1alpha1 read (through /convert)")
+	took["v1alpha1 read"] = time.Since(start)
+	t.Logf("during the attack: %v", took)
+	for what, d := range took {
+		g.Expect(d).To(BeNumerically("<=", 2*time.Second),
+			"an admin's %s took %s while slow clients held the webhook", what, d)
+	}
+
+	// One address gets no more than its cap of connections: the rest are
+	// closed at once, and their TLS handshake fails.
+	opened := 0
+	for range guard.DefaultMaxConnsPerSource + 20 {
+		c, err := holdSlowRequest(addr, "127.0.0.9", paths[0])
 		if err != nil {
-			// A server that closes a source's connections beyond a cap
-			// defends itself; the applies below say whether enough.
-			refused++
 			continue
 		}
 		held = append(held, c)
-		if _, err := fmt.Fprintf(c, "POST /validate-platform-example-com-v1-scheduletask HTTP/1.1\r\nHost: %s\r\n"+
-			"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n{", addr, slowClientDeclared); err != nil {
-			refused++
-		}
+		opened++
 	}
-	t.Logf("%d connections opened and held, each with a request whose body never comes; %d refused",
-		len(held), refused)
+	t.Logf("one address opened %d of %d connections", opened, guard.DefaultMaxConnsPerSource+20)
+	g.Expect(opened).To(Equal(guard.DefaultMaxConnsPerSource), "connections held open from one address")
+}
 
-	took := apply("during")
-	t.Logf("during the attack: %v", took)
-	for kind, d := range took {
-		g.Expect(d).To(BeNumerically("<=", 2*time.Second),
-			"an admin's apply of a %s took %s while slow clients held the webhook", kind, d)
+// holdSlowRequest opens a TLS connection to addr from the address source
+// and sends the headers of a POST to path announcing a slowClientDeclared
+// body, and one byte of it.
+func holdSlowRequest(addr, source, path string) (net.Conn, error) {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(source)}}
+	c, err := tls.DialWithDialer(dialer, "tcp", addr,
+		&tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}}) //nolint:gosec // the attacker's client
+	if err != nil {
+		return nil, err
 	}
+	if _, err := fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n{", path, addr, slowClientDeclared); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
 }

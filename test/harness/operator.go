@@ -449,7 +449,14 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 					continue
 				}
 				defer out.Close()
-				go func() { _, _ = io.Copy(out, in) }()
+				go func() {
+					_, _ = io.Copy(out, in)
+					// The client closed: pass the close on, as a
+					// Service's NAT does, or the replica holds the
+					// connection (and counts it against the source)
+					// until its idle timeout.
+					_ = out.(*net.TCPConn).CloseWrite()
+				}()
 				_, _ = io.Copy(in, out)
 				return
 			}
