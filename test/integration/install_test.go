@@ -6,6 +6,8 @@ package integration
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -69,7 +71,7 @@ func webhookPort(t *testing.T, d *appsv1.Deployment) int32 {
 // The optional network policies must let the API server reach the webhook
 // server, or enabling them stops every write of the operator's kinds (the
 // webhooks fail closed). The API server's address cannot be selected
-// portably, so the rule admits the port from anywhere.
+// portably, so by default the rule admits the port from anywhere.
 func TestNetworkPolicy_AdmitsTheWebhookPortFromAnywhere(t *testing.T) {
 	deploy := managerDeployment(t, render(t, "kubectl", "kustomize", "config/default"))
 	port := webhookPort(t, deploy)
@@ -104,6 +106,48 @@ func TestNetworkPolicy_AdmitsTheWebhookPortFromAnywhere(t *testing.T) {
 				t.Errorf("no NetworkPolicy admits TCP %d from every source: enabling them blocks the webhooks", port)
 			}
 		})
+	}
+}
+
+// Given the API server's addresses (webhook.allowedCIDRs), the chart's
+// policy opens the webhook port to those only, and to no other source.
+func TestNetworkPolicy_AdmitsTheWebhookPortFromTheGivenCIDRsOnly(t *testing.T) {
+	want := []string{"10.0.0.2/32", "fd00::1/128"}
+	m := helmTemplate(t, "networkPolicy.enabled=true", "webhook.allowedCIDRs={"+strings.Join(want, ",")+"}")
+	deploy := managerDeployment(t, m)
+	port := webhookPort(t, deploy)
+	var from []string
+	each(t, m, "NetworkPolicy", func(name string, np *networkingv1.NetworkPolicy) {
+		if !selects(t, &np.Spec.PodSelector, deploy.Spec.Template.Labels) {
+			return
+		}
+		for _, in := range np.Spec.Ingress {
+			opens := false
+			for _, p := range in.Ports {
+				if p.Port != nil && p.Port.IntValue() == int(port) {
+					opens = true
+				}
+			}
+			if !opens {
+				continue
+			}
+			if len(in.From) == 0 {
+				t.Errorf("NetworkPolicy %s opens port %d to every source despite webhook.allowedCIDRs", name, port)
+			}
+			for _, peer := range in.From {
+				if peer.IPBlock == nil || peer.PodSelector != nil || peer.NamespaceSelector != nil {
+					t.Errorf("NetworkPolicy %s opens port %d to %+v, not an address block", name, port, peer)
+					continue
+				}
+				from = append(from, peer.IPBlock.CIDR)
+			}
+		}
+	})
+	if !slices.Equal(from, want) {
+		t.Errorf("webhook port open to %v, want %v", from, want)
+	}
+	if !slices.Contains(deploy.Spec.Template.Spec.Containers[0].Args, "--webhook-max-conns-per-source=64") {
+		t.Errorf("manager args %v lack the chart's --webhook-max-conns-per-source", deploy.Spec.Template.Spec.Containers[0].Args)
 	}
 }
 
