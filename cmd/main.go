@@ -226,7 +226,9 @@ func (o *options) bindPrometheusFlags(fs *flag.FlagSet) {
 			"by the route's namespace, say); repeatable. The platform's setting, never a tenant's.",
 		func(s string) error { return analysis.ParseLabelFor(o.scope.LabelFor, s) })
 	fs.DurationVar(&o.scope.MaxRange, "analysis-max-range", analysis.DefaultMaxRange,
-		"Longest range or subquery window a canary criterion's query may read; longer ones are refused at admission.")
+		"Longest range, subquery window or offset a canary criterion's query may read; longer ones are refused at admission.")
+	fs.DurationVar(&o.scope.MinStep, "analysis-min-step", analysis.DefaultMinStep,
+		"Shortest subquery step a canary criterion's query may ask for; shorter ones are refused at admission.")
 	fs.IntVar(&o.analysisMaxInFlight, "analysis-max-in-flight", appdeployment.DefaultMaxInFlight,
 		"Canary measurements (each one query at a time) running at once against Prometheus, in all.")
 	fs.IntVar(&o.analysisMaxInFlightNS, "analysis-max-in-flight-per-namespace",
@@ -240,6 +242,8 @@ func (o *options) validatePrometheusFlags() error {
 	switch {
 	case o.scope.MaxRange <= 0:
 		return fmt.Errorf("--analysis-max-range %s: want a positive duration", o.scope.MaxRange)
+	case o.scope.MinStep <= 0:
+		return fmt.Errorf("--analysis-min-step %s: want a positive duration", o.scope.MinStep)
 	case o.analysisMaxInFlight < 1:
 		return fmt.Errorf("--analysis-max-in-flight %d: want at least 1", o.analysisMaxInFlight)
 	case o.analysisMaxInFlightNS < 1:

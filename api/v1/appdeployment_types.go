@@ -1101,6 +1101,16 @@ type CriterionStatus struct {
 	// +kubebuilder:validation:Minimum=0
 	ConsecutiveNoData *int32 `json:"consecutiveNoData,omitempty"`
 
+	// consecutiveTimeouts counts the measurements in a row whose query got
+	// no answer in time (Prometheus gave up on it at the timeout it was
+	// sent with, half the interval at most): a query too costly for the
+	// shared Prometheus. From the third, the next measurement waits twice
+	// as long each time, up to ten intervals, as after Invalid ones; an
+	// answer starts again at one interval.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	ConsecutiveTimeouts *int32 `json:"consecutiveTimeouts,omitempty"`
+
 	// measuredAt is when the criterion was last measured.
 	// +optional
 	MeasuredAt *metav1.Time `json:"measuredAt,omitempty"`

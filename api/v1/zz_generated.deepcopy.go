@@ -498,6 +498,11 @@ func (in *CriterionStatus) DeepCopyInto(out *CriterionStatus) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.ConsecutiveTimeouts != nil {
+		in, out := &in.ConsecutiveTimeouts, &out.ConsecutiveTimeouts
+		*out = new(int32)
+		**out = **in
+	}
 	if in.MeasuredAt != nil {
 		in, out := &in.MeasuredAt, &out.MeasuredAt
 		*out = (*in).DeepCopy()

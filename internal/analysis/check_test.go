@@ -15,7 +15,7 @@ func TestCheckQuery(t *testing.T) {
 	}{
 		{`sum(rate(checkout_errors_total{namespace="{{namespace}}",track="{{track}}"}[{{interval}}]))`, ""},
 		{`histogram_quantile(0.9, sum by (le) (rate(x_bucket{app="{{ name }}"}[5m])))`, ""},
-		{`1`, ""},
+		{`1`, "reads no metric"},
 		{`scalar(up)`, ""},
 		{`sum(rate(x[1m])`, "not valid PromQL: 1:16: parse error: unclosed left parenthesis"},
 		{`up{pod="{{pod}}"}`, "unknown template variable {{pod}}"},

@@ -60,8 +60,9 @@ type fakeProm struct {
 	answer func(query string) reply
 
 	mu    sync.Mutex
-	asked []string
-	times []string
+	asked    []string
+	times    []string
+	timeouts []string
 }
 
 // newFakeProm serves answer until the test ends.
@@ -83,6 +84,7 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.asked = append(f.asked, kind(q))
 	f.times = append(f.times, r.FormValue("time"))
+	f.timeouts = append(f.timeouts, r.FormValue("timeout"))
 	f.mu.Unlock()
 	rep := f.answer(q)
 	if rep.delay > 0 {

@@ -168,15 +168,28 @@ func NewPrometheus(c Connection) (Provider, error) {
 
 // Query implements Provider.
 func (p *prometheus) Query(ctx context.Context, query string, at time.Time) (Value, error) {
-	qctx, cancel := context.WithTimeout(ctx, p.timeout)
+	timeout := p.timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(deadline))
+	}
+	qctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// The timeout goes to Prometheus too, so it stops evaluating a query
-	// nobody waits for any more.
-	res, _, err := p.api.Query(qctx, query, at, promv1.WithTimeout(p.timeout))
+	// nobody waits for any more; a little less of it, so that a query too
+	// costly to finish in time gets Prometheus's own timeout error (see
+	// TimedOut) rather than the client's.
+	res, _, err := p.api.Query(qctx, query, at, promv1.WithTimeout(serverTimeout(timeout)))
 	if err != nil {
 		return Value{}, p.explain(ctx, qctx, err)
 	}
 	return valueOf(res)
+}
+
+// serverTimeout is the timeout Prometheus is given for a query the client
+// waits timeout for: a tenth less (at most a second), the time the answer
+// takes to come back.
+func serverTimeout(timeout time.Duration) time.Duration {
+	return max(timeout-min(timeout/10, time.Second), time.Millisecond)
 }
 
 // explain makes the error of a query that got no number say why, in words a
@@ -348,6 +361,40 @@ func (e *timeoutError) Error() string { return fmt.Sprintf("no answer within %s:
 
 func (e *timeoutError) Unwrap() error { return e.err }
 
+// bodyErrorType is the errorType of the body of Prometheus's error answer,
+// "" when it has none.
+func bodyErrorType(apiErr *promv1.Error) promv1.ErrorType {
+	var body struct {
+		ErrorType string `json:"errorType"`
+	}
+	if json.Unmarshal([]byte(apiErr.Detail), &body) != nil {
+		return ""
+	}
+	return promv1.ErrorType(body.ErrorType)
+}
+
+// TimedOut reports whether err says that a query got no answer in time:
+// Prometheus gave up on it at the timeout it was sent with, or the manager
+// stopped waiting. Unlike an outage (ProviderFailed), it is the query's
+// cost, and asking again costs Prometheus the whole timeout each time: the
+// controller spaces out the measurements of a criterion that keeps timing
+// out.
+func TimedOut(err error) bool {
+	var (
+		slow   *timeoutError
+		apiErr *promv1.Error
+	)
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &slow):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.Type == promv1.ErrTimeout || (apiErr.Type == promv1.ErrServer && bodyErrorType(apiErr) == promv1.ErrTimeout)
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
+
 // ProviderFailed reports whether err says that Prometheus itself fails
 // (unreachable, a server error, the manager has none) rather than that one
 // query fails (refused, too slow, too large). Only the former stands for
@@ -370,14 +417,9 @@ func ProviderFailed(err error) bool {
 		}
 		// Prometheus answers a query it gave up on with a 503 too; its
 		// body's errorType tells that from a server that cannot serve.
-		var body struct {
-			ErrorType string `json:"errorType"`
-		}
-		if json.Unmarshal([]byte(apiErr.Detail), &body) == nil {
-			switch promv1.ErrorType(body.ErrorType) {
-			case promv1.ErrTimeout, promv1.ErrCanceled, promv1.ErrExec, promv1.ErrBadData:
-				return false
-			}
+		switch bodyErrorType(apiErr) {
+		case promv1.ErrTimeout, promv1.ErrCanceled, promv1.ErrExec, promv1.ErrBadData:
+			return false
 		}
 		return true
 	case errors.As(err, &opErr):

@@ -171,6 +171,56 @@ func TestPrometheus_CallersDeadlineBoundsTheQueryFurther(t *testing.T) {
 	}
 }
 
+// Prometheus is told to give up on a query a little before the client
+// does: at the provider's timeout, or sooner when the caller's deadline
+// (a measurement's, half its interval) comes first.
+func TestPrometheus_SendsATimeoutWithinTheCallersDeadline(t *testing.T) {
+	f := newFakeProm(t, func(string) reply { return vector("1") })
+	p := newProvider(t, f.URL, 10*time.Second)
+	if _, err := p.Query(t.Context(), "up", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := p.Query(ctx, "up", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	sent := append([]string(nil), f.timeouts...)
+	f.mu.Unlock()
+	for i, want := range []struct{ low, high time.Duration }{
+		{9 * time.Second, 10 * time.Second},
+		{time.Second, 2 * time.Second},
+	} {
+		got, err := time.ParseDuration(sent[i])
+		if err != nil || got < want.low || got >= want.high {
+			t.Errorf("query %d sent timeout=%q (%v), want in [%s, %s)", i, sent[i], err, want.low, want.high)
+		}
+	}
+}
+
+// TestTimedOut: a query that got no answer in time, whoever gave up, is
+// told from an outage and from a refusal.
+func TestTimedOut(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"Prometheus's timeout", &promv1.Error{Type: promv1.ErrTimeout, Msg: "query timed out in expression evaluation"}, true},
+		{"Prometheus's 503 for a timeout", &promv1.Error{Type: promv1.ErrServer, Msg: "server error: 503",
+			Detail: `{"status":"error","errorType":"timeout","error":"query timed out"}`}, true},
+		{"the client's timeout", &timeoutError{after: time.Second, err: context.DeadlineExceeded}, true},
+		{"an unavailable server", &promv1.Error{Type: promv1.ErrServer, Msg: "server error: 503", Detail: "upstream down"}, false},
+		{"a refused query", &promv1.Error{Type: promv1.ErrBadData, Msg: "parse error"}, false},
+		{"nothing", nil, false},
+	} {
+		if got := TimedOut(c.err); got != c.want {
+			t.Errorf("%s: TimedOut = %t, want %t", c.name, got, c.want)
+		}
+	}
+}
+
 func TestPrometheus_SafeForConcurrentQueries(t *testing.T) {
 	f := newFakeProm(t, func(q string) reply { return vector(strings.TrimPrefix(q, "q")) })
 	p := newProvider(t, f.URL, 5*time.Second)

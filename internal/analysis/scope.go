@@ -22,6 +22,13 @@ import (
 const (
 	DefaultNamespaceLabel = "namespace"
 	DefaultMaxRange       = time.Hour
+	// DefaultMinStep is the shortest subquery step a criterion may ask for.
+	DefaultMinStep = time.Second
+	// MaxSubqueryPoints bounds the points one subquery evaluates (its
+	// window over its step): Prometheus's own bound on a range query's
+	// points, which a subquery, being evaluated inside the query, does not
+	// meet.
+	MaxSubqueryPoints = 11_000
 )
 
 // Scope confines the queries of an AppDeployment's analysis to the series
@@ -44,8 +51,11 @@ type Scope struct {
 	// another label (a gateway's metrics labelled by the route's namespace,
 	// say), that label. The platform sets it, never a tenant.
 	LabelFor map[string]string
-	// MaxRange bounds a range or subquery window; 0 is DefaultMaxRange.
+	// MaxRange bounds a range or subquery window, and an offset; 0 is
+	// DefaultMaxRange.
 	MaxRange time.Duration
+	// MinStep bounds a subquery's step from below; 0 is DefaultMinStep.
+	MinStep time.Duration
 }
 
 // ParseLabelFor reads METRIC=LABEL, as --prometheus-namespace-label-for
@@ -84,6 +94,14 @@ func (s Scope) maxRange() time.Duration {
 	return s.MaxRange
 }
 
+// minStep is the shortest subquery step a query may ask for.
+func (s Scope) minStep() time.Duration {
+	if s.MinStep <= 0 {
+		return DefaultMinStep
+	}
+	return s.MinStep
+}
+
 // Labels are the namespace labels the scope uses, sorted: the default and
 // those of LabelFor. For documentation and logs.
 func (s Scope) Labels() []string {
@@ -110,10 +128,10 @@ func (s Scope) Enforce(query, namespace string) (string, error) {
 // Check reports what is wrong with a query, as written and rendered for
 // namespace, that parsing alone does not show: a matcher on the namespace
 // label that is anything but label="namespace" (another namespace, a regular
-// expression, a negation), a range or subquery window longer than the
-// scope's bound, or a selector with no metric name and only regular
-// expressions (which makes Prometheus read every series). The error text is
-// for a field error.
+// expression, a negation), a selector with no metric name and only regular
+// expressions (which makes Prometheus read every series), no selector with
+// a metric name at all, or a cost the scope does not allow (see
+// checkCost). The error text is for a field error.
 func (s Scope) Check(query, namespace string) error {
 	_, err := s.confine(query, namespace, false)
 	return err
@@ -139,20 +157,90 @@ func (s Scope) confineExpr(expr parser.Expr, namespace string, add bool) error {
 		return errors.New("no namespace to confine the query to")
 	}
 	var problem error
-	parser.Inspect(expr, func(node parser.Node, _ []parser.Node) error {
-		switch n := node.(type) {
-		case *parser.VectorSelector:
-			if problem = s.checkSelector(n, namespace); problem == nil && add {
-				n.LabelMatchers = confined(n.LabelMatchers, s.label(metricName(n)), namespace)
+	named := false
+	parser.Inspect(expr, func(node parser.Node, path []parser.Node) error {
+		if problem = s.checkCost(node, path); problem != nil {
+			return problem
+		}
+		if vs, ok := node.(*parser.VectorSelector); ok {
+			named = named || metricName(vs) != ""
+			if problem = s.checkSelector(vs, namespace); problem == nil && add {
+				vs.LabelMatchers = confined(vs.LabelMatchers, s.label(metricName(vs)), namespace)
 			}
-		case *parser.MatrixSelector:
-			problem = s.checkRange("range", n.Range)
-		case *parser.SubqueryExpr:
-			problem = s.checkRange("subquery window", n.Range)
 		}
 		return problem
 	})
+	if problem == nil && !named {
+		problem = fmt.Errorf("reads no metric: a criterion must select series by a metric name, " +
+			"such as sum(rate(http_requests_total[1m]))")
+	}
 	return problem
+}
+
+// checkCost refuses what would make one evaluation of a query read far
+// more than a criterion needs, every interval: a range, subquery window or
+// offset longer than the scope's bound, a subquery step shorter than its
+// bound or with more than MaxSubqueryPoints points, a subquery inside a
+// subquery (their points multiply), and a fixed @ time (which reads the
+// same moment forever, further in the past at each measurement). path
+// holds node's ancestors.
+func (s Scope) checkCost(node parser.Node, path []parser.Node) error {
+	switch n := node.(type) {
+	case *parser.VectorSelector:
+		if err := s.checkRange("an offset", absDuration(n.OriginalOffset)); err != nil {
+			return err
+		}
+		return checkAt(n.Timestamp, n.String())
+	case *parser.MatrixSelector:
+		return s.checkRange("a range", n.Range)
+	case *parser.SubqueryExpr:
+		for _, up := range path {
+			if _, ok := up.(*parser.SubqueryExpr); ok {
+				return fmt.Errorf("the subquery %s is inside another subquery, which multiplies their points: "+
+					"write one subquery", n.String())
+			}
+		}
+		if err := s.checkRange("a subquery window", n.Range); err != nil {
+			return err
+		}
+		if err := s.checkRange("an offset", absDuration(n.OriginalOffset)); err != nil {
+			return err
+		}
+		if err := checkAt(n.Timestamp, n.String()); err != nil {
+			return err
+		}
+		if n.Step == 0 {
+			// Prometheus's evaluation interval, a setting of the server.
+			return nil
+		}
+		if limit := s.minStep(); n.Step < limit {
+			return fmt.Errorf("a subquery step of %s is shorter than the %s the operator allows (--analysis-min-step)",
+				formatDuration(n.Step), formatDuration(limit))
+		}
+		if points := n.Range / n.Step; points > MaxSubqueryPoints {
+			return fmt.Errorf("the subquery %s evaluates %d points (its window over its step), more than %d: "+
+				"lengthen the step or shorten the window", n.String(), points, MaxSubqueryPoints)
+		}
+	}
+	return nil
+}
+
+// checkAt refuses a fixed @ time; @ start() and @ end() are the time of
+// the measurement, which a fixed time is not.
+func checkAt(at *int64, what string) error {
+	if at == nil {
+		return nil
+	}
+	return fmt.Errorf("%s reads at a fixed time (@ %d), the same past moment at every measurement: "+
+		"leave the @ out, or write @ end()", what, *at/1000)
+}
+
+// absDuration is |d|.
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
 
 // confined is matchers with label="namespace" added, unless it is there
@@ -192,7 +280,7 @@ func (s Scope) checkSelector(vs *parser.VectorSelector, namespace string) error 
 // checkRange refuses a window longer than the scope's bound.
 func (s Scope) checkRange(what string, d time.Duration) error {
 	if limit := s.maxRange(); d > limit {
-		return fmt.Errorf("a %s of %s is longer than the %s the operator allows (--analysis-max-range)",
+		return fmt.Errorf("%s of %s is longer than the %s the operator allows (--analysis-max-range)",
 			what, formatDuration(d), formatDuration(limit))
 	}
 	return nil

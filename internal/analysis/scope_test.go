@@ -91,7 +91,9 @@ func TestScope_Check(t *testing.T) {
 		{`sum(rate(x{namespace="shop"}[5m]))`, ""},
 		{`sum(rate(x{namespace="{{namespace}}"}[{{interval}}]))`, ""},
 		{`sum(rate(x[1h]))`, ""},
-		{`{job="a"}`, ""},
+		{`{__name__="up",job="a"}`, ""},
+		{`{job="a"}`, "reads no metric"},
+		{`vector(1)`, "reads no metric"},
 		{`sum(rate(x{namespace="default"}[5m]))`, `may only read series of namespace "shop": the matcher namespace="default" reads others`},
 		{`sum(rate(x{namespace=~"shop|default"}[5m]))`, `may only read series of namespace "shop"`},
 		{`sum(rate(x{namespace=~"shop"}[5m]))`, `may only read series of namespace "shop"`},
@@ -106,6 +108,20 @@ func TestScope_Check(t *testing.T) {
 		{`max_over_time(sum(rate(x[1m]))[1d:1m])`, "a subquery window of 1d is longer than the 1h"},
 		{`count({__name__=~".+"})`, "names no metric and matches only by regular expressions"},
 		{`count({job=~".+"})`, "names no metric and matches only by regular expressions"},
+		// The cost of one evaluation is bounded.
+		{`max_over_time(sum(rate(x[1m]))[1h:1s])`, ""},
+		{`max_over_time(sum(rate(x[1m]))[1h:])`, ""},
+		{`max_over_time(sum(rate(x[1m]))[1h:500ms])`, "a subquery step of 500ms is shorter than the 1s the operator allows (--analysis-min-step)"},
+		{`max_over_time(x[1h:100ms])`, "a subquery step of 100ms is shorter"},
+		{`max_over_time(quantile_over_time(0.5, x[1h:1s])[1h:1s])`, "is inside another subquery, which multiplies their points"},
+		{`sum(rate(x[5m] offset 30m))`, ""},
+		{`sum(rate(x[5m] offset 2h))`, "an offset of 2h is longer than the 1h the operator allows"},
+		{`sum(rate(x[5m] offset -2h))`, "an offset of 2h is longer"},
+		{`x offset 1d`, "an offset of 1d is longer"},
+		{`max_over_time(x[10m:1m] offset 1d)`, "an offset of 1d is longer"},
+		{`sum(rate(x[5m] @ 1609746000))`, "reads at a fixed time (@ 1609746000)"},
+		{`max_over_time(x[10m:1m] @ 1609746000)`, "reads at a fixed time"},
+		{`sum(rate(x[5m] @ end()))`, ""},
 	} {
 		err := CheckQuery(c.query, scope, "shop")
 		switch {
@@ -114,6 +130,30 @@ func TestScope_Check(t *testing.T) {
 		case c.errText != "" && (err == nil || !strings.Contains(err.Error(), c.errText)):
 			t.Errorf("CheckQuery(%s) = %v, want an error containing %q", c.query, err, c.errText)
 		}
+	}
+}
+
+// TestScope_PointsOfASubqueryAreBounded: with a longer window allowed, a
+// step at the bound can still ask for too many points.
+func TestScope_PointsOfASubqueryAreBounded(t *testing.T) {
+	scope := Scope{MaxRange: 24 * time.Hour, MinStep: time.Second}
+	if err := CheckQuery(`max_over_time(x[3h:1s])`, scope, "shop"); err != nil {
+		t.Errorf("3h at 1s (10800 points): %v, want nil", err)
+	}
+	err := CheckQuery(`max_over_time(x[4h:1s])`, scope, "shop")
+	if err == nil || !strings.Contains(err.Error(), "evaluates 14400 points (its window over its step), more than 11000") {
+		t.Errorf("4h at 1s: %v, want it refused for its points", err)
+	}
+}
+
+// TestScope_TheCostAttackOfIssue42IsRefused: the query that would have
+// Prometheus evaluate millions of points every interval is refused, naming
+// the bound.
+func TestScope_TheCostAttackOfIssue42IsRefused(t *testing.T) {
+	const attack = `max_over_time(quantile_over_time(0.5, vector(1)[1h:1ms])[1h:1ms])`
+	err := CheckQuery(attack, Scope{}, "attacker")
+	if err == nil || !strings.Contains(err.Error(), "(--analysis-min-step)") {
+		t.Errorf("CheckQuery(%s) = %v, want it refused for its step", attack, err)
 	}
 }
 

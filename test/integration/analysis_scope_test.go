@@ -63,3 +63,36 @@ func TestAppDeployment_ATenantsQueryMayReadOnlyItsOwnNamespace(t *testing.T) {
 		}
 	}
 }
+
+// TestAppDeployment_AQueryThatWouldBurnPrometheusIsRefused: the third
+// attack of issue 42, a criterion whose one evaluation is millions of
+// points (a subquery of a subquery at a step of a millisecond), measured
+// every 5 s, was admitted by a server dry run. The webhook now refuses it
+// and each other way to make one evaluation costly, naming the field and
+// the bound.
+func TestAppDeployment_AQueryThatWouldBurnPrometheusIsRefused(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	tenant := userClient(t, ns, "mallory", []rbacv1.PolicyRule{appRule, deploymentRule})
+	for i, c := range []struct{ query, bound string }{
+		{`max_over_time(quantile_over_time(0.5, vector(1)[1h:1ms])[1h:1ms])`,
+			"a subquery step of 1ms is shorter than the 1s the operator allows (--analysis-min-step)"},
+		{`max_over_time(quantile_over_time(0.5, http_requests_total[1h:1s])[1h:1s])`,
+			"inside another subquery, which multiplies their points"},
+		{`sum(rate(http_requests_total[5m] offset 30d))`, "an offset of 30d is longer than the 1h the operator allows"},
+		{`sum(rate(http_requests_total[5m] @ 1609746000))`, "reads at a fixed time"},
+		{`vector(1)`, "reads no metric"},
+	} {
+		ad := sampleApp(t, ns)
+		ad.Name = fmt.Sprintf("burn-%d", i)
+		ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyCanary, CanaryPercent: 30,
+			Analysis:       platformv1.Analysis{IntervalSeconds: 5},
+			CanaryCriteria: []platformv1.CanaryCriterion{{Name: "burn", Query: c.query, SuccessCondition: "result >= 0.0"}}}
+		err := tenant.Create(ctx, ad)
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.strategy.canaryCriteria[0].query") ||
+			!strings.Contains(err.Error(), c.bound) {
+			t.Errorf("query %s: create = %v, want it refused naming spec.strategy.canaryCriteria[0].query and %q",
+				c.query, err, c.bound)
+		}
+	}
+}

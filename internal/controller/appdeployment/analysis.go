@@ -241,23 +241,39 @@ func (p *pass) schedule(c *platformv1.CanaryStatus, key measureKey, last, ready 
 	p.wakeAt(start.Add(p.measure.timeout + time.Second))
 }
 
-// maxInvalidBackoff bounds the wait after Invalid measurements, in
-// intervals.
+// maxInvalidBackoff bounds the wait after Invalid measurements, and after
+// timeouts, in intervals.
 const maxInvalidBackoff = 10
 
+// timeoutsBeforeBackoff is how many measurements in a row a criterion's
+// query may time out before the next waits longer: one or two can be a
+// busy Prometheus, three are the query's cost.
+const timeoutsBeforeBackoff = 3
+
 // invalidBackoff is the wait before the next measurement: the interval, or
-// after n Invalid measurements in a row of today's spec 2^(n-1) intervals, at
-// most maxInvalidBackoff. A query Prometheus refuses is refused again until
-// someone changes it; asking every interval only loads Prometheus.
+// after n Invalid measurements in a row of today's spec 2^(n-1) intervals,
+// or after a criterion's n-th timeout in a row (n >= 3) 2^(n-2) intervals,
+// at most maxInvalidBackoff. A query Prometheus refuses is refused again
+// until someone changes it, and one too costly to answer in time costs
+// Prometheus the whole timeout again; asking every interval only loads
+// Prometheus.
 func (p *pass) invalidBackoff(a *platformv1.AnalysisStatus, interval time.Duration) time.Duration {
-	if a == nil || a.InvalidGeneration != p.ad.Generation {
+	if a == nil {
 		return interval
 	}
-	n := count(a.InvalidMeasurements)
-	if n <= 1 {
+	shift := int32(0)
+	if n := count(a.InvalidMeasurements); a.InvalidGeneration == p.ad.Generation && n > 1 {
+		shift = n - 1
+	}
+	for _, cs := range a.Criteria {
+		if n := count(cs.ConsecutiveTimeouts); n >= timeoutsBeforeBackoff {
+			shift = max(shift, n-timeoutsBeforeBackoff+1)
+		}
+	}
+	if shift == 0 {
 		return interval
 	}
-	factor := int64(1) << min(n-1, 4)
+	factor := int64(1) << min(shift, 4)
 	return interval * time.Duration(min(factor, maxInvalidBackoff))
 }
 
@@ -338,6 +354,14 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 		case platformv1.MeasurementError:
 			*cs.Errors++
 			providerError = true
+			if analysis.TimedOut(r.Cause) {
+				// Counted in a preflight too: its query costs the same.
+				var timeouts *int32
+				if o := byName[r.Name]; o != nil {
+					timeouts = o.ConsecutiveTimeouts
+				}
+				cs.ConsecutiveTimeouts = ptr.To(count(timeouts) + 1)
+			}
 			// An outage neither breaks nor makes a run of Fails or NoData.
 			*cs.ConsecutiveFails, *cs.ConsecutiveNoData = count(old.ConsecutiveFails), count(old.ConsecutiveNoData)
 		}

@@ -29,6 +29,7 @@ type fakePrometheus struct {
 	value   map[string]float64
 	samples map[string]float64
 	err     error
+	asked   int
 }
 
 func newFakePrometheus(canary, stable float64) *fakePrometheus {
@@ -41,6 +42,7 @@ func newFakePrometheus(canary, stable float64) *fakePrometheus {
 func (f *fakePrometheus) Query(_ context.Context, q string, _ time.Time) (analysis.Value, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.asked++
 	if f.err != nil {
 		return analysis.Value{}, f.err
 	}
@@ -342,6 +344,38 @@ func TestAnalysis_InvalidQueryPausesNamingTheCriterionAndIsNeverPromoted(t *test
 			w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
 		})
 	}
+}
+
+// A query Prometheus gives up on every time costs it the whole timeout
+// every interval: from the third timeout in a row the measurements space
+// out, and an answer brings them back to one an interval.
+func TestAnalysis_AQueryThatKeepsTimingOutIsAskedLessOften(t *testing.T) {
+	timedOut := &promv1.Error{Type: promv1.ErrTimeout, Msg: "query timed out in expression evaluation"}
+	w := newWorld(t, analysedApp())
+	prom := newFakePrometheus(0.1, 0.1)
+	w.prometheus = prom
+	w.run()
+	w.setImage(image124)
+	w.runFor(12 * time.Second)
+	prom.set(func(f *fakePrometheus) { f.err, f.asked = timedOut, 0 })
+	w.runFor(120 * time.Second)
+	cs := w.ad.Status.Canary.Analysis.Criteria[0]
+	// Every 5 s, 24 measurements; with the backoff after the third (2, 4,
+	// 8, 10 intervals): at 0, 5, 10, 20, 40, 80 and 130 s.
+	measured := count(cs.Errors)
+	if measured > 7 || count(cs.ConsecutiveTimeouts) < timeoutsBeforeBackoff {
+		t.Fatalf("in 120 s of timeouts: %d measurements, criterion %+v; want at most 7, spaced out", measured, cs)
+	}
+	if prom.asked > 2*int(measured)+2 {
+		t.Fatalf("%d queries for %d measurements", prom.asked, measured)
+	}
+	prom.set(func(f *fakePrometheus) { f.err = nil })
+	w.runFor(60 * time.Second)
+	if cs := w.ad.Status.Canary; cs != nil && cs.Analysis != nil && count(cs.Analysis.Criteria[0].ConsecutiveTimeouts) != 0 {
+		t.Fatalf("after an answer: %+v, want the timeouts forgotten", cs.Analysis.Criteria[0])
+	}
+	w.run()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
 }
 
 func TestAnalysis_CompareToStableCatchesACanaryWorseThanStableUnderTheThreshold(t *testing.T) {
