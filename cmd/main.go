@@ -220,11 +220,22 @@ func (o *options) bindPrometheusFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.scope.Label, "prometheus-namespace-label", analysis.DefaultNamespaceLabel,
 		"The label that holds a series' Kubernetes namespace: every query of an AppDeployment's analysis, "+
 			"built-in or its own, is confined to series whose label is the AppDeployment's namespace.")
-	o.scope.LabelFor = map[string]string{}
+	o.scope.LabelFor = map[string]analysis.LabelFor{}
 	fs.Func("prometheus-namespace-label-for",
-		"METRIC=LABEL: series of METRIC keep the tenant's namespace in LABEL instead (a gateway's metrics labelled "+
-			"by the route's namespace, say); repeatable. The platform's setting, never a tenant's.",
+		"METRIC=LABEL@NAMESPACE: series of METRIC keep the tenant's namespace in LABEL instead (a gateway's metrics "+
+			"labelled by the route's namespace, say), and only those scraped from NAMESPACE (the gateway's or "+
+			"ingress controller's) are read; repeatable. The platform's setting, never a tenant's.",
 		func(s string) error { return analysis.ParseLabelFor(o.scope.LabelFor, s) })
+	fs.Func("prometheus-extra-matcher",
+		`LABEL="VALUE", such as cluster="east": added to every selector of every analysis query, for a Prometheus `+
+			"(Thanos, Mimir) that holds several clusters' series; repeatable.",
+		func(s string) error {
+			m, err := analysis.ParseExtraMatcher(s)
+			if err == nil {
+				o.scope.Extra = append(o.scope.Extra, m)
+			}
+			return err
+		})
 	fs.DurationVar(&o.scope.MaxRange, "analysis-max-range", analysis.DefaultMaxRange,
 		"Longest range, subquery window or offset a canary criterion's query may read; longer ones are refused at admission.")
 	fs.DurationVar(&o.scope.MinStep, "analysis-min-step", analysis.DefaultMinStep,
@@ -250,6 +261,9 @@ func (o *options) validatePrometheusFlags() error {
 		return fmt.Errorf("--analysis-max-in-flight-per-namespace %d: want at least 1", o.analysisMaxInFlightNS)
 	case o.scope.Label == "" || !model.LegacyValidation.IsValidLabelName(o.scope.Label):
 		return fmt.Errorf("--prometheus-namespace-label %q: want a label name", o.scope.Label)
+	}
+	if err := o.scope.Validate(); err != nil {
+		return err
 	}
 	o.prometheus.Address = o.prometheusAddress
 	return nil

@@ -59,7 +59,7 @@ type fakeProm struct {
 	URL    string
 	answer func(query string) reply
 
-	mu    sync.Mutex
+	mu       sync.Mutex
 	asked    []string
 	times    []string
 	timeouts []string

@@ -187,9 +187,15 @@ func (p *prometheus) Query(ctx context.Context, query string, at time.Time) (Val
 
 // serverTimeout is the timeout Prometheus is given for a query the client
 // waits timeout for: a tenth less (at most a second), the time the answer
-// takes to come back.
+// takes to come back, in whole seconds or milliseconds. The API client
+// sends the Go form of the duration, and Prometheus reads "4s" and
+// "900ms" but refuses "4.5s" (bad_data).
 func serverTimeout(timeout time.Duration) time.Duration {
-	return max(timeout-min(timeout/10, time.Second), time.Millisecond)
+	d := timeout - min(timeout/10, time.Second)
+	if d >= time.Second {
+		return d.Truncate(time.Second)
+	}
+	return max(d.Truncate(time.Millisecond), time.Millisecond)
 }
 
 // explain makes the error of a query that got no number say why, in words a

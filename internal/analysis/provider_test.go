@@ -15,6 +15,7 @@ import (
 	"time"
 
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 )
@@ -192,7 +193,10 @@ func TestPrometheus_SendsATimeoutWithinTheCallersDeadline(t *testing.T) {
 		{9 * time.Second, 10 * time.Second},
 		{time.Second, 2 * time.Second},
 	} {
-		got, err := time.ParseDuration(sent[i])
+		// As Prometheus reads it: a number of seconds or its own form,
+		// which has no fractions ("4.5s" is refused).
+		parsed, err := model.ParseDuration(sent[i])
+		got := time.Duration(parsed)
 		if err != nil || got < want.low || got >= want.high {
 			t.Errorf("query %d sent timeout=%q (%v), want in [%s, %s)", i, sent[i], err, want.low, want.high)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Defaults of a Scope: the label Prometheus Operator's and kube-prometheus's
@@ -49,8 +50,14 @@ type Scope struct {
 	Label string
 	// LabelFor names, for a metric whose series carry the tenant under
 	// another label (a gateway's metrics labelled by the route's namespace,
-	// say), that label. The platform sets it, never a tenant.
-	LabelFor map[string]string
+	// say), that label and where the series come from. The platform sets
+	// it, never a tenant.
+	LabelFor map[string]LabelFor
+	// Extra are matchers added to every selector, such as cluster="east"
+	// on a Prometheus (Thanos, Mimir) that holds several clusters' series,
+	// where a namespace's name alone is not one tenant's. A tenant's
+	// matcher on one of their labels is refused unless it is the same.
+	Extra []*labels.Matcher
 	// MaxRange bounds a range or subquery window, and an offset; 0 is
 	// DefaultMaxRange.
 	MaxRange time.Duration
@@ -58,32 +65,104 @@ type Scope struct {
 	MinStep time.Duration
 }
 
-// ParseLabelFor reads METRIC=LABEL, as --prometheus-namespace-label-for
-// gives it, into m.
-func ParseLabelFor(m map[string]string, s string) error {
-	metric, label, ok := strings.Cut(s, "=")
+// LabelFor is where one metric keeps the tenant's namespace.
+type LabelFor struct {
+	// Label holds the tenant's namespace, such as route_namespace, or
+	// exported_namespace when the exposing pod sets namespace itself.
+	Label string
+	// Source is the namespace the series come from (under the scope's own
+	// label): the ingress controller's or the gateway's. Every selector of
+	// the metric gets that matcher too: any pod that is scraped can expose
+	// the metric with Label set to another tenant's namespace, and only
+	// the platform's component is believed. ParseLabelFor never leaves it
+	// empty; a LabelFor without it confines by Label alone.
+	Source string
+}
+
+// ParseLabelFor reads METRIC=LABEL@NAMESPACE, as
+// --prometheus-namespace-label-for gives it, into m.
+func ParseLabelFor(m map[string]LabelFor, s string) error {
+	metric, rest, ok := strings.Cut(s, "=")
+	label, source, pinned := strings.Cut(rest, "@")
 	switch {
 	case !ok || metric == "" || label == "":
-		return fmt.Errorf("%q: want METRIC=LABEL, such as envoy_cluster_upstream_rq=route_namespace", s)
+		return fmt.Errorf("%q: want METRIC=LABEL@NAMESPACE, such as "+
+			"envoy_cluster_upstream_rq_total=route_namespace@gateway-system", s)
 	case !model.LegacyValidation.IsValidMetricName(metric):
 		return fmt.Errorf("%q: %q is not a metric name", s, metric)
 	case !model.LegacyValidation.IsValidLabelName(label):
 		return fmt.Errorf("%q: %q is not a label name", s, label)
+	case !pinned || source == "":
+		return fmt.Errorf("%q: name the namespace the series come from, METRIC=LABEL@NAMESPACE (the ingress "+
+			"controller's or gateway's): any pod that is scraped can expose %s with %s set to another tenant's "+
+			"namespace, and only that namespace's series are believed", s, metric, label)
+	case len(validation.IsDNS1123Label(source)) > 0:
+		return fmt.Errorf("%q: %q is not a namespace name", s, source)
 	}
-	m[metric] = label
+	m[metric] = LabelFor{Label: label, Source: source}
+	return nil
+}
+
+// ParseExtraMatcher reads a matcher such as cluster="east", as
+// --prometheus-extra-matcher gives it: an equality on a label other than
+// the metric name.
+func ParseExtraMatcher(s string) (*labels.Matcher, error) {
+	ms, err := promQL.ParseMetricSelector("{" + s + "}")
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%q: want LABEL=\"VALUE\", such as cluster=\"east\": %s", s, oneLine(err.Error()))
+	case len(ms) != 1 || ms[0].Type != labels.MatchEqual:
+		return nil, fmt.Errorf("%q: want one equality, LABEL=\"VALUE\", such as cluster=\"east\"", s)
+	case ms[0].Name == model.MetricNameLabel:
+		return nil, fmt.Errorf("%q: the metric name is the criterion's, not the platform's", s)
+	}
+	return ms[0], nil
+}
+
+// Validate reports what is wrong with the scope as the flags gave it: a
+// label used for two things, an extra matcher on a namespace label.
+func (s Scope) Validate() error {
+	def := s.label("")
+	for metric, lf := range s.LabelFor {
+		if lf.Label == def {
+			return fmt.Errorf("--prometheus-namespace-label-for %s=%s@%s: %s is already the namespace label "+
+				"(--prometheus-namespace-label); name the label that holds the tenant's namespace", metric, lf.Label, lf.Source, lf.Label)
+		}
+	}
+	seen := map[string]bool{}
+	for _, m := range s.Extra {
+		if slices.Contains(s.Labels(), m.Name) {
+			return fmt.Errorf("--prometheus-extra-matcher %s: %s holds a tenant's namespace, which the operator sets", m, m.Name)
+		}
+		if seen[m.Name] {
+			return fmt.Errorf("--prometheus-extra-matcher %s: a second matcher on %s", m, m.Name)
+		}
+		seen[m.Name] = true
+	}
 	return nil
 }
 
 // label is the label that holds the namespace of the series of metric ("" when
 // the selector names no single metric).
 func (s Scope) label(metric string) string {
-	if l, ok := s.LabelFor[metric]; ok && metric != "" {
-		return l
+	if lf, ok := s.LabelFor[metric]; ok && metric != "" {
+		return lf.Label
 	}
 	if s.Label == "" {
 		return DefaultNamespaceLabel
 	}
 	return s.Label
+}
+
+// pins are the matchers every selector of metric gets besides its
+// namespace: the platform's extra matchers and, for a metric of LabelFor,
+// the namespace its series come from.
+func (s Scope) pins(metric string) []*labels.Matcher {
+	pins := s.Extra
+	if lf, ok := s.LabelFor[metric]; ok && metric != "" && lf.Source != "" {
+		pins = append(slices.Clip(pins), labels.MustNewMatcher(labels.MatchEqual, s.label(""), lf.Source))
+	}
+	return pins
 }
 
 // maxRange is the longest window a query may read.
@@ -106,8 +185,8 @@ func (s Scope) minStep() time.Duration {
 // those of LabelFor. For documentation and logs.
 func (s Scope) Labels() []string {
 	set := map[string]bool{s.label(""): true}
-	for _, l := range s.LabelFor {
-		set[l] = true
+	for _, lf := range s.LabelFor {
+		set[lf.Label] = true
 	}
 	return slices.Sorted(maps.Keys(set))
 }
@@ -165,7 +244,11 @@ func (s Scope) confineExpr(expr parser.Expr, namespace string, add bool) error {
 		if vs, ok := node.(*parser.VectorSelector); ok {
 			named = named || metricName(vs) != ""
 			if problem = s.checkSelector(vs, namespace); problem == nil && add {
-				vs.LabelMatchers = confined(vs.LabelMatchers, s.label(metricName(vs)), namespace)
+				name := metricName(vs)
+				vs.LabelMatchers = confined(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, s.label(name), namespace))
+				for _, pin := range s.pins(name) {
+					vs.LabelMatchers = confined(vs.LabelMatchers, pin)
+				}
 			}
 		}
 		return problem
@@ -243,15 +326,15 @@ func absDuration(d time.Duration) time.Duration {
 	return d
 }
 
-// confined is matchers with label="namespace" added, unless it is there
-// (checkSelector has refused any other matcher on label).
-func confined(matchers []*labels.Matcher, label, namespace string) []*labels.Matcher {
+// confined is matchers with want added, unless a matcher on its label is
+// there (checkSelector has refused any but want itself).
+func confined(matchers []*labels.Matcher, want *labels.Matcher) []*labels.Matcher {
 	for _, m := range matchers {
-		if m.Name == label {
+		if m.Name == want.Name {
 			return matchers
 		}
 	}
-	return append(matchers, labels.MustNewMatcher(labels.MatchEqual, label, namespace))
+	return append(matchers, want)
 }
 
 // checkSelector refuses a selector that reads outside namespace or matches
@@ -263,6 +346,12 @@ func (s Scope) checkSelector(vs *parser.VectorSelector, namespace string) error 
 		if m.Name == label && (m.Type != labels.MatchEqual || m.Value != namespace) {
 			return fmt.Errorf("may only read series of namespace %q: the matcher %s reads others "+
 				"(write %s=\"{{namespace}}\", or leave it out: the operator adds it)", namespace, m.String(), label)
+		}
+		for _, pin := range s.pins(name) {
+			if m.Name == pin.Name && (m.Type != labels.MatchEqual || m.Value != pin.Value) {
+				return fmt.Errorf("the matcher %s reads series the platform does not vouch for: the operator "+
+					"reads %s only with %s; leave it out", m.String(), name, pin.String())
+			}
 		}
 	}
 	if name != "" {

@@ -84,7 +84,7 @@ func TestScope_TheAttackOfTheIssueIsRefused(t *testing.T) {
 }
 
 func TestScope_Check(t *testing.T) {
-	scope := Scope{LabelFor: map[string]string{"envoy_rq_total": "route_namespace"}, MaxRange: time.Hour}
+	scope := Scope{LabelFor: map[string]LabelFor{"envoy_rq_total": {Label: "route_namespace", Source: "gateway-system"}}, MaxRange: time.Hour}
 	for _, c := range []struct {
 		query, errText string
 	}{
@@ -104,6 +104,9 @@ func TestScope_Check(t *testing.T) {
 		// the label checked, and namespace is only another label there.
 		{`sum(rate(envoy_rq_total{route_namespace="other"}[5m]))`, `may only read series of namespace "shop": the matcher route_namespace="other"`},
 		{`sum(rate(envoy_rq_total{namespace="gateway-system",route_namespace="shop"}[5m]))`, ""},
+		// Only the gateway's series of its metric are believed.
+		{`sum(rate(envoy_rq_total{namespace="shop"}[5m]))`, `the matcher namespace="shop" reads series the platform does not vouch for`},
+		{`sum(rate(envoy_rq_total{namespace=~".+"}[5m]))`, `does not vouch for`},
 		{`sum(rate(x[2h]))`, "a range of 2h is longer than the 1h the operator allows"},
 		{`max_over_time(sum(rate(x[1m]))[1d:1m])`, "a subquery window of 1d is longer than the 1h"},
 		{`count({__name__=~".+"})`, "names no metric and matches only by regular expressions"},
@@ -160,25 +163,74 @@ func TestScope_TheCostAttackOfIssue42IsRefused(t *testing.T) {
 // TestScope_LabelForNamesTheLabelOfAMetric: a metric the platform names gets
 // its own label, every other the default.
 func TestScope_LabelForNamesTheLabelOfAMetric(t *testing.T) {
-	scope := Scope{LabelFor: map[string]string{"envoy_rq_total": "route_namespace"}}
+	scope := Scope{LabelFor: map[string]LabelFor{"envoy_rq_total": {Label: "route_namespace", Source: "gateway-system"}}}
 	got, err := scope.Enforce(`sum(rate(envoy_rq_total[1m])) / sum(rate(http_requests_total[1m]))`, "shop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `sum(rate(envoy_rq_total{route_namespace="shop"}[1m])) / sum(rate(http_requests_total{namespace="shop"}[1m]))`
+	want := `sum(rate(envoy_rq_total{namespace="gateway-system",route_namespace="shop"}[1m])) / sum(rate(http_requests_total{namespace="shop"}[1m]))`
 	if got != want {
 		t.Errorf("Enforce:\n got %s\nwant %s", got, want)
 	}
 }
 
 func TestParseLabelFor(t *testing.T) {
-	m := map[string]string{}
-	if err := ParseLabelFor(m, "envoy_rq_total=route_namespace"); err != nil || m["envoy_rq_total"] != "route_namespace" {
+	m := map[string]LabelFor{}
+	if err := ParseLabelFor(m, "envoy_rq_total=route_namespace@gateway-system"); err != nil ||
+		m["envoy_rq_total"] != (LabelFor{Label: "route_namespace", Source: "gateway-system"}) {
 		t.Errorf("ParseLabelFor: %v, map %v", err, m)
 	}
-	for _, bad := range []string{"", "x", "=y", "x=", "1x=y", "x=a-b"} {
-		if err := ParseLabelFor(map[string]string{}, bad); err == nil {
+	for _, bad := range []string{"", "x", "=y", "x=", "1x=y", "x=a-b", "x=y@", "x=y@Not_A_Namespace"} {
+		if err := ParseLabelFor(map[string]LabelFor{}, bad); err == nil {
 			t.Errorf("ParseLabelFor(%q) = nil, want an error", bad)
+		}
+	}
+	// Without the namespace the series come from, any scraped pod could
+	// stand for the gateway: refused, saying why.
+	err := ParseLabelFor(map[string]LabelFor{}, "envoy_rq_total=route_namespace")
+	if err == nil || !strings.Contains(err.Error(), "name the namespace the series come from, METRIC=LABEL@NAMESPACE") {
+		t.Errorf("ParseLabelFor without @NAMESPACE = %v, want it refused saying why", err)
+	}
+}
+
+func TestParseExtraMatcher(t *testing.T) {
+	m, err := ParseExtraMatcher(`cluster="east"`)
+	if err != nil || m.String() != `cluster="east"` {
+		t.Errorf("ParseExtraMatcher = %v, %v", m, err)
+	}
+	for _, bad := range []string{``, `cluster=~"e.*"`, `cluster!="east"`, `__name__="up"`, `cluster="east",region="eu"`, `cluster=east`} {
+		if _, err := ParseExtraMatcher(bad); err == nil {
+			t.Errorf("ParseExtraMatcher(%s) = nil, want an error", bad)
+		}
+	}
+}
+
+// TestScope_ExtraMatchersGoOnEverySelector: on a Prometheus holding
+// several clusters, a namespace's name is one tenant's only with the
+// cluster's label; a tenant cannot name another cluster.
+func TestScope_ExtraMatchersGoOnEverySelector(t *testing.T) {
+	east, err := ParseExtraMatcher(`cluster="east"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := Scope{Extra: []*labels.Matcher{east}}
+	got, err := scope.Enforce(`sum(rate(a[1m])) / sum(rate(b{cluster="east"}[1m]))`, "shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `sum(rate(a{cluster="east",namespace="shop"}[1m])) / sum(rate(b{cluster="east",namespace="shop"}[1m]))`; got != want {
+		t.Errorf("Enforce:\n got %s\nwant %s", got, want)
+	}
+	if err := scope.Check(`sum(rate(a{cluster="west"}[1m]))`, "shop"); err == nil || !strings.Contains(err.Error(), `cluster="west"`) {
+		t.Errorf("Check of another cluster = %v, want it refused", err)
+	}
+	for _, bad := range []Scope{
+		{Extra: []*labels.Matcher{labels.MustNewMatcher(labels.MatchEqual, "namespace", "x")}},
+		{Extra: []*labels.Matcher{east, east}},
+		{LabelFor: map[string]LabelFor{"m": {Label: "namespace", Source: "gw"}}},
+	} {
+		if err := bad.Validate(); err == nil {
+			t.Errorf("Validate(%+v) = nil, want an error", bad)
 		}
 	}
 }

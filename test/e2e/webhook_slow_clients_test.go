@@ -98,7 +98,7 @@ spec:
 	// must hold them all and still serve. Half the requests go to
 	// /convert, which every v1alpha1 read needs.
 	addr := fmt.Sprintf("127.0.0.1:%d", replica.WebhookPort)
-	var held []net.Conn
+	held := make([]net.Conn, 0, slowClients+guard.DefaultMaxConnsPerSource)
 	t.Cleanup(func() {
 		for _, c := range held {
 			_ = c.Close()

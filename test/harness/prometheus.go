@@ -60,6 +60,11 @@ type ScrapeTarget struct {
 	// InsecureSkipVerify accepts any serving certificate, as the manager's
 	// self-signed one of a default install.
 	InsecureSkipVerify bool
+	// Labels are the target's labels, as Kubernetes service discovery
+	// gives a pod's (its namespace): they go on every series scraped from
+	// it, and a series' own label of the same name is kept as exported_NAME
+	// unless HonorLabels.
+	Labels map[string]string
 	// HonorLabels keeps the target's labels where they clash with those of
 	// the scrape. A target that exports other pods' series (the traffic
 	// simulator, with its namespace label) needs it, as a Pushgateway does.
@@ -156,7 +161,8 @@ func StartPrometheusWith(ctx context.Context, dir string, opts PrometheusOptions
 // (credentials_file), which keeps it out of the configuration and its log.
 func prometheusConfig(dir string, opts PrometheusOptions) ([]byte, error) {
 	type staticConfig struct {
-		Targets []string `json:"targets"`
+		Targets []string          `json:"targets"`
+		Labels  map[string]string `json:"labels,omitempty"`
 	}
 	type tlsConfig struct {
 		InsecureSkipVerify bool `json:"insecure_skip_verify"`
@@ -193,7 +199,7 @@ func prometheusConfig(dir string, opts PrometheusOptions) ([]byte, error) {
 			JobName:       t.Job,
 			HonorLabels:   t.HonorLabels,
 			Scheme:        t.Scheme,
-			StaticConfigs: []staticConfig{{Targets: []string{t.Address}}},
+			StaticConfigs: []staticConfig{{Targets: []string{t.Address}, Labels: t.Labels}},
 		}
 		if t.InsecureSkipVerify {
 			sc.TLSConfig = &tlsConfig{InsecureSkipVerify: true}

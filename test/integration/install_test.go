@@ -146,8 +146,8 @@ func TestNetworkPolicy_AdmitsTheWebhookPortFromTheGivenCIDRsOnly(t *testing.T) {
 	if !slices.Equal(from, want) {
 		t.Errorf("webhook port open to %v, want %v", from, want)
 	}
-	if !slices.Contains(deploy.Spec.Template.Spec.Containers[0].Args, "--webhook-max-conns-per-source=64") {
-		t.Errorf("manager args %v lack the chart's --webhook-max-conns-per-source", deploy.Spec.Template.Spec.Containers[0].Args)
+	if args := deploy.Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--webhook-max-conns-per-source=64") {
+		t.Errorf("manager args %v lack the chart's --webhook-max-conns-per-source", args)
 	}
 }
 

@@ -28,11 +28,14 @@ func TestHelm_PrometheusValuesBecomeTheManagersFlagsAndMountTheirFiles(t *testin
 		"prometheus.namespaceLabel=kubernetes_namespace",
 		"prometheus.namespaceLabelFor[0].metric=envoy_cluster_upstream_rq_total",
 		"prometheus.namespaceLabelFor[0].label=route_namespace",
+		"prometheus.namespaceLabelFor[0].namespace=gateway-system",
+		`prometheus.extraMatchers[0]=cluster="east"`,
 		"prometheus.tls.secretName=prometheus-client", "prometheus.tls.certKey=tls.crt", "prometheus.tls.keyKey=tls.key",
 		"prometheus.bearerToken.audience=prometheus", "prometheus.headers.X-Scope-OrgID=platform",
 		"analysis.maxInFlight=4", "analysis.maxInFlightPerNamespace=1")
 	for _, want := range []string{"--prometheus-namespace-label=kubernetes_namespace",
-		"--prometheus-namespace-label-for=envoy_cluster_upstream_rq_total=route_namespace",
+		"--prometheus-namespace-label-for=envoy_cluster_upstream_rq_total=route_namespace@gateway-system",
+		`--prometheus-extra-matcher=cluster="east"`,
 		"--prometheus-header=X-Scope-OrgID=platform", "--analysis-max-in-flight=4",
 		"--analysis-max-in-flight-per-namespace=1"} {
 		if !slices.Contains(c.Args, want) {
