@@ -25,6 +25,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientfeatures "k8s.io/client-go/features"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -490,9 +491,27 @@ func main() {
 		os.Exit(1)
 	}
 
+	if msg := listNotice(clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)); msg != "" {
+		setupLog.Info(msg)
+	}
 	setupLog.Info("Starting manager")
 	if err := mgr.Start(ctx); err != nil {
 		setupLog.Error(err, "Failed to run manager")
 		os.Exit(1)
 	}
+}
+
+// listNotice is what the manager says at start of how its cache's first
+// list is read: nothing with client-go's streaming list, which transforms
+// each object as it arrives; without it, that the initial list is decoded
+// whole before any transform, so the start's memory is bounded only by
+// what the API server lists (objects anyone labels as the operator's
+// included; docs/performance.md, "Foreign labelled objects").
+func listNotice(streaming bool) string {
+	if streaming {
+		return ""
+	}
+	return "Streaming lists are off (KUBE_FEATURE_WatchListClient=false): each cache's initial list is decoded " +
+		"whole before the cache slims its objects, so memory at start is bounded only by what the API server " +
+		"lists, foreign objects labelled as the operator's included; turn them back on, or raise the memory limit"
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +49,16 @@ func TestWorkers_AppDeploymentsHaveAsManyAsTheOtherControllers(t *testing.T) {
 	}
 	if o.appDeploymentWorkers < 16 {
 		t.Errorf("--appdeployment-max-concurrent-reconciles defaults to %d, want at least 16", o.appDeploymentWorkers)
+	}
+}
+
+// The manager says at start when its first lists are decoded whole, and
+// only then.
+func TestListNotice_OnlyWithoutStreamingLists(t *testing.T) {
+	if msg := listNotice(true); msg != "" {
+		t.Errorf("with streaming lists: %q, want nothing", msg)
+	}
+	if msg := listNotice(false); !strings.Contains(msg, "bounded only by what the API server lists") {
+		t.Errorf("without streaming lists: %q, want it to say what bounds memory", msg)
 	}
 }

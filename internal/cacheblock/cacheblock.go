@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -33,22 +34,27 @@ type Block struct {
 	// pods, Deployments, ...) to the transform that keeps of such an object
 	// what the kind's controllers read, or nil to keep it whole. Children of
 	// every kind are cached only when they carry platformv1.ManagedByLabel;
-	// the transform applies to those carrying KindLabel that the operator's
-	// controllers control (see Controllers). Anyone who may create the type
-	// may put the labels on an object: every other such object is kept as a
-	// stub (see Stub), whatever its transform.
+	// the transform applies to those carrying KindLabel that one of the
+	// type's Owners controls under a name it gives. Anyone who may create
+	// the type may put the labels and an owner reference on an object:
+	// every other such object is kept as a stub (see Stub), whatever its
+	// transform.
 	Children map[client.Object]toolscache.TransformFunc
-	// Controllers maps a child type to the built-in kinds, besides the
-	// operator's own (group platform.example.com), whose controller
-	// reference keeps an object of that type whole: the ReplicaSet of an
-	// application's pod, the CronJob of a task's Job. A transform sees one
-	// object at a time, so it trusts the first link of the chain only; the
-	// reader checks the rest (a pod's ReplicaSet is its application's
-	// Deployment's, by UID). What the blocks list for a type is trusted for
-	// every object of the type, whichever kind's label it carries: an object
-	// may carry two kinds' labels, and which transform it meets must not
-	// decide whether it is kept.
-	Controllers map[client.Object][]schema.GroupKind
+	// Owners maps a child type to the kinds whose controller reference
+	// keeps an object of that type whole, each with the names it gives its
+	// children: the AppDeployment of a Deployment named after it, the
+	// ReplicaSet of an application's pod, the CronJob of a task's Job. A
+	// tenant can name its own AppDeployment as the controller of anything
+	// it creates; the name rule leaves it one object per child the operator
+	// itself would make, which the operator would make anyway. A transform
+	// sees one object at a time, so it trusts the first link of the chain
+	// only; the reader checks the rest (a pod's ReplicaSet is its
+	// application's Deployment's, by UID). What the blocks list for a type
+	// is trusted for every object of the type, whichever kind's label it
+	// carries: an object may carry two kinds' labels, and which transform it
+	// meets must not decide whether it is kept. A type without owners is
+	// kept as stubs only.
+	Owners map[client.Object][]Owner
 	// ManagedFields maps a child type to the managedFields entries the kind
 	// reads of it (another manager's entries, to find what it added to a
 	// child, say); every other entry is dropped. A type not in the map keeps
@@ -56,6 +62,47 @@ type Block struct {
 	ManagedFields map[client.Object]func(metav1.ManagedFieldsEntry) bool
 	// Own holds the cache options of the kind's own resources.
 	Own map[client.Object]cache.ByObject
+}
+
+// Owner is a kind whose controller reference keeps a child whole, and the
+// names it gives its children.
+type Owner struct {
+	// GroupKind is the owner's group and kind, exactly.
+	schema.GroupKind
+	// Names reports whether a child of that name is one the owner named
+	// owner makes: the operator's deterministic child names, or the names
+	// a built-in controller generates. Never nil.
+	Names func(owner, child string) bool
+}
+
+// SameName is the name rule of a child named after its owner, with one of
+// the suffixes, if any ("" is no suffix).
+func SameName(suffixes ...string) func(owner, child string) bool {
+	if len(suffixes) == 0 {
+		suffixes = []string{""}
+	}
+	return func(owner, child string) bool {
+		return slices.ContainsFunc(suffixes, func(s string) bool { return child == owner+s })
+	}
+}
+
+// generatedSuffixLength and generatedBaseLength are the API server's
+// generateName rule: a base of at most 58 characters, then 5 random ones
+// (k8s.io/apiserver/pkg/storage/names).
+const (
+	generatedSuffixLength = 5
+	generatedBaseLength   = 63 - generatedSuffixLength
+)
+
+// Generated is the name rule of a child the owner's controller names with
+// generateName "<owner>-", as a ReplicaSet names its pods and a Job its
+// pods.
+func Generated(owner, child string) bool {
+	base := owner + "-"
+	if len(base) > generatedBaseLength {
+		base = base[:generatedBaseLength]
+	}
+	return len(child) == len(base)+generatedSuffixLength && strings.HasPrefix(child, base)
 }
 
 // stripManagedFields drops metadata.managedFields, which no reconciler
@@ -87,10 +134,10 @@ func Options(blocks ...Block) (cache.Options, error) {
 	}
 	byObject := map[client.Object]cache.ByObject{}
 	type child struct {
-		obj         client.Object
-		transforms  map[string]toolscache.TransformFunc
-		keeps       map[string]func(metav1.ManagedFieldsEntry) bool
-		controllers []schema.GroupKind
+		obj        client.Object
+		transforms map[string]toolscache.TransformFunc
+		keeps      map[string]func(metav1.ManagedFieldsEntry) bool
+		owners     []Owner
 	}
 	children := map[reflect.Type]*child{}
 	for _, b := range blocks {
@@ -117,17 +164,22 @@ func Options(blocks ...Block) (cache.Options, error) {
 			}
 			c.keeps[b.KindLabel] = keep
 		}
-		for obj, kinds := range b.Controllers {
+		for obj, owners := range b.Owners {
 			c := children[reflect.TypeOf(obj)]
 			if c == nil {
-				return cache.Options{}, fmt.Errorf("cache block with label %s trusts controllers of %T, which it does not list as a child", b.KindLabel, obj)
+				return cache.Options{}, fmt.Errorf("cache block with label %s trusts owners of %T, which it does not list as a child", b.KindLabel, obj)
 			}
-			c.controllers = append(c.controllers, kinds...)
+			for _, o := range owners {
+				if o.Names == nil {
+					return cache.Options{}, fmt.Errorf("cache block with label %s trusts %s as an owner of %T without a name rule", b.KindLabel, o.GroupKind, obj)
+				}
+			}
+			c.owners = append(c.owners, owners...)
 		}
 	}
 	for _, c := range children {
 		byObject[c.obj] = cache.ByObject{Label: managed,
-			Transform: wholeIfControlled(c.controllers, byKindLabel(c.transforms, c.keeps))}
+			Transform: wholeIfControlled(c.owners, byKindLabel(c.transforms, c.keeps))}
 	}
 	// A read of a kind no controller watches would start a second informer
 	// quietly, unselected and untransformed, holding every object of that
@@ -152,23 +204,23 @@ func ChildSelector() (labels.Selector, error) {
 }
 
 // wholeIfControlled returns a transform that applies next to an object
-// that one of the operator's kinds, or one of kinds, controls, and makes a
-// stub of any other object.
-func wholeIfControlled(kinds []schema.GroupKind, next toolscache.TransformFunc) toolscache.TransformFunc {
+// one of owners controls under a name it gives, and makes a stub of any
+// other object.
+func wholeIfControlled(owners []Owner, next toolscache.TransformFunc) toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		o, ok := obj.(client.Object)
-		if !ok || controlledBy(o, kinds) {
+		if !ok || controlledBy(o, owners) {
 			return next(obj)
 		}
 		return Stub(o), nil
 	}
 }
 
-// controlledBy reports whether o's controller reference names one of the
-// operator's kinds or one of kinds. The reference is only a claim (anyone
-// who may create o may write it): the reader checks it against the owner's
-// UID.
-func controlledBy(o client.Object, kinds []schema.GroupKind) bool {
+// controlledBy reports whether o's controller reference names one of
+// owners, exactly, and o bears a name that owner gives. The reference is
+// only a claim (anyone who may create o may write it): the reader checks it
+// against the owner's UID.
+func controlledBy(o client.Object, owners []Owner) bool {
 	ref := metav1.GetControllerOf(o)
 	if ref == nil {
 		return false
@@ -177,10 +229,8 @@ func controlledBy(o client.Object, kinds []schema.GroupKind) bool {
 	if err != nil {
 		return false
 	}
-	if gv.Group == platformv1.GroupVersion.Group {
-		return true
-	}
-	return slices.Contains(kinds, schema.GroupKind{Group: gv.Group, Kind: ref.Kind})
+	gk := schema.GroupKind{Group: gv.Group, Kind: ref.Kind}
+	return slices.ContainsFunc(owners, func(w Owner) bool { return w.GroupKind == gk && w.Names(ref.Name, o.GetName()) })
 }
 
 // stubLabels are the labels a stub keeps: the operator's own, which its
@@ -198,8 +248,10 @@ var stubLabels = []string{
 // labels (stubLabels): enough for a reader to see that an object of that
 // name exists and who controls it, a few hundred bytes besides the empty
 // struct whatever obj's size. Of the owner references only the controller's
-// is kept: an object may name thousands of owners, and no reader of a stub
-// asks for any other. A stub must never be written back.
+// is kept, and only when its fields are no longer than Kubernetes names
+// are: an object may name thousands of owners, an owner reference's
+// strings have no bound of their own, and no reader of a stub asks for
+// any other. A stub must never be written back.
 func Stub(obj client.Object) client.Object {
 	stub, ok := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
 	if !ok {
@@ -210,11 +262,29 @@ func Stub(obj client.Object) client.Object {
 	stub.SetNamespace(obj.GetNamespace())
 	stub.SetUID(obj.GetUID())
 	stub.SetResourceVersion(obj.GetResourceVersion())
-	if ref := metav1.GetControllerOf(obj); ref != nil {
-		stub.SetOwnerReferences([]metav1.OwnerReference{*ref})
+	if ref := metav1.GetControllerOf(obj); ref != nil && boundedRef(ref) {
+		stub.SetOwnerReferences([]metav1.OwnerReference{stubRef(ref)})
 	}
 	stub.SetLabels(KeepKeys(obj.GetLabels(), stubLabels...))
 	return stub
+}
+
+// isController is the Controller of every stub's reference: one bool for
+// all of them.
+var isController = true
+
+// stubRef is the controller reference a stub keeps: its owner's identity,
+// without blockOwnerDeletion, which no reader of a stub asks for.
+func stubRef(ref *metav1.OwnerReference) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: ref.UID,
+		Controller: &isController}
+}
+
+// boundedRef reports whether ref's strings are no longer than those of a
+// real owner's reference: a qualified group and a version, a kind, a name
+// and a UID.
+func boundedRef(ref *metav1.OwnerReference) bool {
+	return len(ref.APIVersion) <= 253+1+63 && len(ref.Kind) <= 63 && len(ref.Name) <= 253 && len(ref.UID) <= 128
 }
 
 // StubTransform is a cache transform that keeps a stub (see Stub) of every
@@ -283,12 +353,19 @@ func withStrip(opts cache.ByObject) cache.ByObject {
 	return opts
 }
 
+// maxKeptValue bounds a value KeepKeys keeps: every label and annotation
+// the operator reads is a name, a hash, a time or a signature, far shorter;
+// an annotation's value may otherwise be as long as the object's whole
+// limit, and whoever may create the object chooses it.
+const maxKeptValue = 1024
+
 // KeepKeys returns the entries of m with the given keys, nil when none: what
-// a transform keeps of an object's labels or annotations.
+// a transform keeps of an object's labels or annotations. A value longer
+// than maxKeptValue is no value the operator set, and is left out.
 func KeepKeys(m map[string]string, keys ...string) map[string]string {
 	var out map[string]string
 	for _, k := range keys {
-		if v, ok := m[k]; ok {
+		if v, ok := m[k]; ok && len(v) <= maxKeptValue {
 			if out == nil {
 				out = make(map[string]string, len(keys))
 			}

@@ -15,7 +15,7 @@ import (
 func TestCacheOptions_KeepsOnlyTheManagedFieldsABlockReads(t *testing.T) {
 	keepOthers := func(e metav1.ManagedFieldsEntry) bool { return e.Manager != "operator" }
 	opts, err := Options(
-		Block{KindLabel: "kind-a", Children: mapOf(&batchv1.CronJob{}, nil),
+		Block{KindLabel: "kind-a", Children: mapOf(&batchv1.CronJob{}, nil), Owners: ownedByTheTask(&batchv1.CronJob{}),
 			ManagedFields: map[client.Object]func(metav1.ManagedFieldsEntry) bool{&batchv1.CronJob{}: keepOthers}},
 		Block{KindLabel: "kind-b", Children: mapOf(&batchv1.CronJob{}, nil)},
 	)
@@ -27,7 +27,7 @@ func TestCacheOptions_KeepsOnlyTheManagedFieldsABlockReads(t *testing.T) {
 		transform = by.Transform
 	}
 	cronJob := func(label string) *batchv1.CronJob {
-		return &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{label: "x"},
+		return &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: operatorController.Name, Labels: map[string]string{label: "x"},
 			OwnerReferences: []metav1.OwnerReference{operatorController},
 			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "operator"}, {Manager: "co-tenant"}}}}
 	}

@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -26,7 +27,7 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 		return obj, nil
 	}
 	opts, err := Options(
-		Block{KindLabel: "kind-a", Children: mapOf(&batchv1.Job{}, stripSpec)},
+		Block{KindLabel: "kind-a", Children: mapOf(&batchv1.Job{}, stripSpec), Owners: ownedByTheTask(&batchv1.Job{})},
 		Block{KindLabel: "kind-b", Children: mapOf(&batchv1.Job{}, nil)},
 	)
 	if err != nil {
@@ -54,7 +55,7 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 		return &batchv1.Job{
 			// Controlled by one of the operator's kinds: kept whole, so
 			// transformed by its kind's block.
-			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{label: "x"},
+			ObjectMeta: metav1.ObjectMeta{Name: operatorController.Name, Labels: map[string]string{label: "x"},
 				OwnerReferences: []metav1.OwnerReference{operatorController},
 				ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "m"}}},
 			Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](1)},
@@ -94,9 +95,21 @@ func TestWarmInformers_AsksForEveryKind(t *testing.T) {
 }
 
 // operatorController is a controller reference to one of the operator's
-// kinds, which keeps a child whole in the cache.
+// kinds, which keeps a child of its name whole in the cache (see
+// ownedByTheTask).
 var operatorController = metav1.OwnerReference{APIVersion: platformv1.GroupVersion.String(), Kind: "ScheduleTask",
 	Name: "owner", UID: "owner-uid", Controller: ptr.To(true)}
+
+// ownedByTheTask trusts operatorController's kind as the owner of objs'
+// types, for a child of its own name.
+func ownedByTheTask(objs ...client.Object) map[client.Object][]Owner {
+	owners := map[client.Object][]Owner{}
+	for _, obj := range objs {
+		owners[obj] = []Owner{{GroupKind: schema.GroupKind{Group: platformv1.GroupVersion.Group, Kind: "ScheduleTask"},
+			Names: SameName()}}
+	}
+	return owners
+}
 
 // informerGetter records the informers asked for.
 type informerGetter struct{ asked []string }

@@ -64,6 +64,7 @@ func TestCacheOptions_KeepsWholeOnlyWhatTheOperatorsKindsControl(t *testing.T) {
 	notController := metav1.OwnerReference{APIVersion: platformv1.GroupVersion.String(), Kind: "AppDeployment",
 		Name: "owner", UID: "owner-uid"}
 	lookalike := controller("platform.example.com.evil.io/v1", "AppDeployment")
+	hugeRef := controller(platformv1.GroupVersion.String(), strings.Repeat("K", 100_000))
 	foreignRS := controller("example.com/v1", "ReplicaSet")
 
 	deployment := func(m metav1.ObjectMeta) client.Object {
@@ -105,12 +106,39 @@ func TestCacheOptions_KeepsWholeOnlyWhatTheOperatorsKindsControl(t *testing.T) {
 		// stub is what a stubbed object must be, written out by hand.
 		stub client.Object
 	}{
-		{name: "Deployment controlled by an AppDeployment is whole", obj: deployment(fullMeta(platformOwner)), whole: true},
-		{name: "Service controlled by an AppDeployment is whole", obj: service(fullMeta(platformOwner)), whole: true},
-		{name: "CronJob controlled by a ScheduleTask is whole", obj: cronJob(fullMeta(taskOwner)), whole: true},
-		{name: "Pod controlled by a ReplicaSet is whole", obj: pod(fullMeta(rsOwner)), whole: true},
-		{name: "Pod controlled by a Job is whole", obj: pod(fullMeta(jobOwner)), whole: true},
-		{name: "Job controlled by a CronJob is whole", obj: job(fullMeta(cronJobOwner)), whole: true},
+		{name: "Deployment controlled by an AppDeployment, of its name, is whole",
+			obj: named(deployment(fullMeta(platformOwner)), "owner"), whole: true},
+		{name: "canary Deployment controlled by an AppDeployment is whole",
+			obj: named(deployment(fullMeta(platformOwner)), "owner-canary"), whole: true},
+		{name: "Service controlled by an AppDeployment, of its name, is whole",
+			obj: named(service(fullMeta(platformOwner)), "owner"), whole: true},
+		{name: "CronJob controlled by a ScheduleTask, of its name, is whole",
+			obj: named(cronJob(fullMeta(taskOwner)), "owner"), whole: true},
+		{name: "Pod of a ReplicaSet, of a name it generates, is whole",
+			obj: named(pod(fullMeta(rsOwner)), "owner-x7k2p"), whole: true},
+		{name: "Pod of a Job, of a name it generates, is whole",
+			obj: named(pod(fullMeta(jobOwner)), "owner-b4z9q"), whole: true},
+		{name: "Job of a CronJob for a fire time is whole",
+			obj: named(job(fullMeta(cronJobOwner)), "owner-29934076"), whole: true},
+		{name: "Job of a CronJob for a manual run is whole",
+			obj: named(job(fullMeta(cronJobOwner)), "nightly-now-m0a1b2c3d"), whole: true},
+		// A tenant may name its own AppDeployment (its real UID) as the
+		// controller of anything it creates: only the names the operator
+		// gives are kept whole.
+		{name: "Deployment claiming an AppDeployment under another name is a stub",
+			obj: deployment(fullMeta(platformOwner)), stub: &appsv1.Deployment{ObjectMeta: stubMeta(platformOwner)}},
+		{name: "Service claiming an AppDeployment under another name is a stub",
+			obj: service(fullMeta(platformOwner)), stub: &corev1.Service{ObjectMeta: stubMeta(platformOwner)}},
+		{name: "CronJob claiming a ScheduleTask under another name is a stub",
+			obj: cronJob(fullMeta(taskOwner)), stub: &batchv1.CronJob{ObjectMeta: stubMeta(taskOwner)}},
+		{name: "Pod claiming a ReplicaSet under a name it does not generate is a stub",
+			obj: pod(fullMeta(rsOwner)), stub: &corev1.Pod{ObjectMeta: stubMeta(rsOwner)}},
+		// kubectl create job --from=cronjob/... names a Job as its user says.
+		{name: "Job of a CronJob under any name is whole", obj: job(fullMeta(cronJobOwner)), whole: true},
+		{name: "Deployment controlled by a ScheduleTask is a stub",
+			obj: named(deployment(fullMeta(taskOwner)), "owner"), stub: named(&appsv1.Deployment{ObjectMeta: stubMeta(taskOwner)}, "owner")},
+		{name: "a stub drops a controller reference longer than any real one",
+			obj: deployment(fullMeta(hugeRef)), stub: &appsv1.Deployment{ObjectMeta: stubMeta()}},
 		{name: "labelled ownerless Deployment is a stub", obj: deployment(fullMeta()),
 			stub: &appsv1.Deployment{ObjectMeta: stubMeta()}},
 		{name: "labelled Deployment owned but not controlled by an AppDeployment is a stub",
@@ -120,8 +148,8 @@ func TestCacheOptions_KeepsWholeOnlyWhatTheOperatorsKindsControl(t *testing.T) {
 			obj:  deployment(fullMeta(manyOwners...)),
 			stub: &appsv1.Deployment{ObjectMeta: stubMeta(rsOwner)}},
 		{name: "Deployment controlled by a group that merely starts like the operator's is a stub",
-			obj:  deployment(fullMeta(lookalike)),
-			stub: &appsv1.Deployment{ObjectMeta: stubMeta(lookalike)}},
+			obj:  named(deployment(fullMeta(lookalike)), "owner"),
+			stub: named(&appsv1.Deployment{ObjectMeta: stubMeta(lookalike)}, "owner")},
 		{name: "Deployment controlled by a ReplicaSet is a stub", obj: deployment(fullMeta(rsOwner)),
 			stub: &appsv1.Deployment{ObjectMeta: stubMeta(rsOwner)}},
 		{name: "labelled ownerless Service is a stub", obj: service(fullMeta()),
@@ -175,21 +203,65 @@ func TestCacheOptions_KeepsWholeOnlyWhatTheOperatorsKindsControl(t *testing.T) {
 	}
 }
 
+// named sets obj's name and returns it.
+func named(obj client.Object, name string) client.Object {
+	obj.SetName(name)
+	return obj
+}
+
 // stubTestBlocks are blocks shaped like the operator's: their transforms
 // keep what they are given, so the table sees the ownership rule alone.
 func stubTestBlocks() []Block {
+	app := schema.GroupKind{Group: platformv1.GroupVersion.Group, Kind: "AppDeployment"}
+	task := schema.GroupKind{Group: platformv1.GroupVersion.Group, Kind: "ScheduleTask"}
+	anyName := func(string, string) bool { return true }
 	return []Block{
 		{KindLabel: "platform.example.com/scheduletask",
 			Children: map[client.Object]toolscache.TransformFunc{&batchv1.CronJob{}: nil, &batchv1.Job{}: nil},
-			Controllers: map[client.Object][]schema.GroupKind{
-				&batchv1.Job{}: {{Group: "batch", Kind: "CronJob"}}}},
+			Owners: map[client.Object][]Owner{
+				&batchv1.CronJob{}: {{GroupKind: task, Names: SameName()}},
+				&batchv1.Job{}:     {{GroupKind: schema.GroupKind{Group: "batch", Kind: "CronJob"}, Names: anyName}}}},
 		{KindLabel: "platform.example.com/taskrun", Children: mapOf(&corev1.Pod{}, nil),
-			Controllers: map[client.Object][]schema.GroupKind{
-				&corev1.Pod{}: {{Group: "batch", Kind: "Job"}}}},
+			Owners: map[client.Object][]Owner{
+				&corev1.Pod{}: {{GroupKind: schema.GroupKind{Group: "batch", Kind: "Job"}, Names: Generated}}}},
 		{KindLabel: platformv1.AppNameLabel,
 			Children: map[client.Object]toolscache.TransformFunc{&appsv1.Deployment{}: nil, &corev1.Service{}: nil,
 				&corev1.Pod{}: nil, &appsv1.ReplicaSet{}: StubTransform},
-			Controllers: map[client.Object][]schema.GroupKind{
-				&corev1.Pod{}: {{Group: "apps", Kind: "ReplicaSet"}}}},
+			Owners: map[client.Object][]Owner{
+				&appsv1.Deployment{}: {{GroupKind: app, Names: SameName("", "-canary")}},
+				&corev1.Service{}:    {{GroupKind: app, Names: SameName("", "-canary")}},
+				&corev1.Pod{}:        {{GroupKind: schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, Names: Generated}}}},
+	}
+}
+
+func TestNameRules(t *testing.T) {
+	long := strings.Repeat("a", 60)
+	for _, c := range []struct {
+		rule         func(owner, child string) bool
+		owner, child string
+		want         bool
+	}{
+		{SameName(), "shop", "shop", true},
+		{SameName(), "shop", "shop-canary", false},
+		{SameName("", "-canary"), "shop", "shop-canary", true},
+		{SameName("", "-canary"), "shop", "shop-junk", false},
+		{Generated, "shop-7d9f", "shop-7d9f-x7k2p", true},
+		{Generated, "shop-7d9f", "shop-7d9f-x7k2", false},
+		{Generated, "shop-7d9f", "shop-7d9f-x7k2pq", false},
+		{Generated, "shop-7d9f", "other-7d9f-x7k2p", false},
+		// The API server cuts a base longer than 58 characters.
+		{Generated, long, long[:58] + "x7k2p", true},
+		{Generated, long, long + "-x7k2p", false},
+	} {
+		if got := c.rule(c.owner, c.child); got != c.want {
+			t.Errorf("rule(%q, %q) = %t, want %t", c.owner, c.child, got, c.want)
+		}
+	}
+}
+
+func TestKeepKeys_LeavesOutValuesNoOperatorWouldSet(t *testing.T) {
+	got := KeepKeys(map[string]string{"a": "1", "b": strings.Repeat("x", 200_000), "c": "3"}, "a", "b")
+	if d := cmp.Diff(map[string]string{"a": "1"}, got); d != "" {
+		t.Errorf("KeepKeys (-want +got):\n%s", d)
 	}
 }

@@ -55,11 +55,16 @@ func foreignDeployment(namespace, name string, labels map[string]string) *appsv1
 }
 
 // encodeForeignDeployments encodes n Deployments of the attack, each with a
-// UID and resourceVersion of its own as the API server would send them.
-func encodeForeignDeployments(codec k8sruntime.Encoder, n int, labels map[string]string) ([][]byte, error) {
+// UID and resourceVersion of its own as the API server would send them,
+// and, with owner, that controller reference.
+func encodeForeignDeployments(codec k8sruntime.Encoder, n int, labels map[string]string,
+	owner *metav1.OwnerReference) ([][]byte, error) {
 	out := make([][]byte, n)
 	for i := range out {
 		d := foreignDeployment("attacker", fmt.Sprintf("big-%04d", i), labels)
+		if owner != nil {
+			d.OwnerReferences = []metav1.OwnerReference{*owner}
+		}
 		d.UID = types.UID(fmt.Sprintf("6b1f0c2e-0000-4000-8000-%012d", i))
 		d.ResourceVersion = fmt.Sprint(1000 + i)
 		var err error

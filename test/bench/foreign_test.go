@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -32,13 +33,23 @@ func TestRetainedBytes_AForeignLabelledDeploymentCostsTheCacheAStub(t *testing.T
 	transform, _ := cachingOf(opts, &appsv1.Deployment{})
 	scheme := testenv.Scheme()
 	codec := protobuf.NewSerializer(scheme, scheme)
-	for name, labels := range map[string]map[string]string{
-		"managed-by label only": {platformv1.ManagedByLabel: platformv1.ManagedByValue},
-		"an application's labels": {platformv1.ManagedByLabel: platformv1.ManagedByValue,
-			platformv1.AppNameLabel: "order-service", platformv1.TrackLabel: platformv1.TrackStable},
+	managedBy := map[string]string{platformv1.ManagedByLabel: platformv1.ManagedByValue}
+	appLabels := map[string]string{platformv1.ManagedByLabel: platformv1.ManagedByValue,
+		platformv1.AppNameLabel: "order-service", platformv1.TrackLabel: platformv1.TrackStable}
+	// The tenant's own AppDeployment, named as the controller (issue 42,
+	// item 2): a claim under a name the operator does not give.
+	claim := metav1.NewControllerRef(&platformv1.AppDeployment{ObjectMeta: metav1.ObjectMeta{Name: "order-service",
+		UID: "5f0e2d4c-0000-4000-8000-000000000001"}}, platformv1.GroupVersion.WithKind("AppDeployment"))
+	for name, c := range map[string]struct {
+		labels map[string]string
+		owner  *metav1.OwnerReference
+	}{
+		"managed-by label only":                   {labels: managedBy},
+		"an application's labels":                 {labels: appLabels},
+		"claiming the tenant's own AppDeployment": {labels: appLabels, owner: claim},
 	} {
 		t.Run(name, func(t *testing.T) {
-			encoded, err := encodeForeignDeployments(codec, foreignObjects, labels)
+			encoded, err := encodeForeignDeployments(codec, foreignObjects, c.labels, c.owner)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -134,7 +134,7 @@ func TestAppDeployment_ATenantsPodWithTheCanarysLabelsMovesNeitherPromotionNorRo
 	rsLabels := rs.Labels
 	g.Expect(k8sClient.Create(ctx, rs)).To(Succeed())
 	createPodWithStatus(g, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns,
-		Name:   "order-service-canary-5d8f7c9b6-x1",
+		Name:   "order-service-canary-5d8f7c9b6-x1k2p",
 		Labels: maps.Clone(rsLabels),
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs,
 			appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}}}, true, "")

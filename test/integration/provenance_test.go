@@ -261,7 +261,7 @@ func TestTaskRun_FollowsOnlyPodsItsJobControls(t *testing.T) {
 		g.Expect(tr.Status.PodName).NotTo(Equal("impostor"))
 	})
 
-	pod := testutil.PodForJob(job, job.Name+"-a", corev1.PodPending, 0)
+	pod := testutil.PodForJob(job, job.Name+"-abcde", corev1.PodPending, 0)
 	g.Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 	pod.Status.Phase = corev1.PodRunning
 	g.Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())

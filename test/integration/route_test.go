@@ -177,7 +177,7 @@ func TestAppDeployment_AWeightedCanaryWritesOnlyTheWeightsOfItsRule(t *testing.T
 	rs := replicaSet(ns, "order-service-canary-7c9b6d8f5", canary.Spec.Template.Labels, canary)
 	g.Expect(k8sClient.Create(ctx, rs)).To(Succeed())
 	createPodWithStatus(g, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns,
-		Name:   "order-service-canary-7c9b6d8f5-a1",
+		Name:   "order-service-canary-7c9b6d8f5-a1b2c",
 		Labels: maps.Clone(rs.Labels), OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs,
 			appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}}}, true, "")
 

@@ -5,6 +5,7 @@ package integration
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -370,7 +371,7 @@ func TestTaskRun_FollowsItsJobToSucceeded(t *testing.T) {
 	}, timeout, poll).Should(Succeed())
 
 	start := time.Now().Add(-10 * time.Second).Truncate(time.Second)
-	pod := testutil.PodForJob(job, job.Name+"-a", corev1.PodPending, 0)
+	pod := testutil.PodForJob(job, job.Name+"-abcde", corev1.PodPending, 0)
 	g.Expect(k8sClient.Create(ctx, pod)).To(Succeed())
 	pod.Status.Phase = corev1.PodRunning
 	g.Expect(k8sClient.Status().Update(ctx, pod)).To(Succeed())
@@ -462,7 +463,7 @@ func TestTaskRun_FailedJobRecordsReasonAttemptsAndExitCode(t *testing.T) {
 
 	start := time.Now().Add(-time.Minute).Truncate(time.Second)
 	for i, code := range []int32{1, 3} {
-		p := testutil.PodForJob(job, job.Name+"-"+string(rune('a'+i)), corev1.PodPending, 0)
+		p := testutil.PodForJob(job, job.Name+"-"+strings.Repeat(string(rune('a'+i)), 5), corev1.PodPending, 0)
 		g.Expect(k8sClient.Create(ctx, p)).To(Succeed())
 		failed := testutil.PodForJob(job, p.Name, corev1.PodFailed, code)
 		p.Status = failed.Status
@@ -479,7 +480,7 @@ func TestTaskRun_FailedJobRecordsReasonAttemptsAndExitCode(t *testing.T) {
 		g.Expect(tr.Status.Reason).To(Equal(platformv1.ReasonBackoffLimitExceeded))
 		g.Expect(tr.Status.Attempts).To(Equal(int32(2)))
 		g.Expect(tr.Status.ExitCode).To(Equal(ptr.To[int32](3)), "exit code of the last failed pod")
-		g.Expect(tr.Status.PodName).To(Equal(job.Name + "-b"))
+		g.Expect(tr.Status.PodName).To(Equal(job.Name + "-bbbbb"))
 		c := meta.FindStatusCondition(tr.Status.Conditions, platformv1.ConditionSucceeded)
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
 		task := getTask(g, client.ObjectKey{Namespace: ns, Name: "bad"})

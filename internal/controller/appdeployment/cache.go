@@ -17,31 +17,39 @@ import (
 
 // CacheBlock is what the AppDeployment controller needs of the manager's
 // cache: the Deployments and Services it made, whole (a Deployment's
-// template is the stable version's only record while a canary runs), their
-// ReplicaSets as stubs of their metadata (a pass reads only who controls
-// them, see observe; index.ReplicaSetMetadata says why) and their pods without their
-// spec.
+// template is the stable version's only record while a canary runs), and
+// only those named as it names them; their ReplicaSets and the
+// application's ControllerRevisions as stubs of their metadata (a pass
+// reads only who controls them and, of a revision, its label, see observe
+// and reconcileRevisions; index.ReplicaSetMetadata says why; undo reads a
+// revision's data past the cache) and their pods without their spec.
 func CacheBlock() cacheblock.Block {
 	return cacheblock.Block{
 		KindLabel: platformv1.AppNameLabel,
 		Children: map[client.Object]toolscache.TransformFunc{
-			&appsv1.Deployment{}: nil,
-			&corev1.Service{}:    nil,
-			&appsv1.ReplicaSet{}: cacheblock.StubTransform,
-			// Each revision's pod fields, for undo (revisions.go).
-			&appsv1.ControllerRevision{}: nil,
+			&appsv1.Deployment{}:         nil,
+			&corev1.Service{}:            nil,
+			&appsv1.ReplicaSet{}:         cacheblock.StubTransform,
+			&appsv1.ControllerRevision{}: cacheblock.StubTransform,
 			&corev1.Pod{}:                stripPod,
 		},
-		// An application's pods are its Deployments' ReplicaSets' (observe
-		// checks both links by UID).
-		Controllers: map[client.Object][]schema.GroupKind{
-			&corev1.Pod{}: {{Group: appsv1.GroupName, Kind: "ReplicaSet"}},
+		// The Deployments and Services are named after the application
+		// (the canary's with CanarySuffix); its pods are its Deployments'
+		// ReplicaSets' (observe checks both links by UID).
+		Owners: map[client.Object][]cacheblock.Owner{
+			&appsv1.Deployment{}: {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix)}},
+			&corev1.Service{}:    {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix)}},
+			&corev1.Pod{}:        {{GroupKind: schema.GroupKind{Group: appsv1.GroupName, Kind: "ReplicaSet"}, Names: cacheblock.Generated}},
 		},
 		Own: map[client.Object]cache.ByObject{
 			&platformv1.AppDeployment{}: {},
 		},
 	}
 }
+
+// appKind is the AppDeployment's group and kind, as its children's
+// controller references name it.
+var appKind = platformv1.GroupVersion.WithKind("AppDeployment").GroupKind()
 
 // stripPod keeps what a pass reads of a pod, its labels, times and status,
 // and drops its spec. Pods are never written back, only deleted.

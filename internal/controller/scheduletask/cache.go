@@ -36,13 +36,24 @@ func CacheBlock() cacheblock.Block {
 		ManagedFields: map[client.Object]func(metav1.ManagedFieldsEntry) bool{
 			&batchv1.CronJob{}: foreignTemplateEntry,
 		},
-		// A run's Job is its task's CronJob's (planRecords checks which
-		// CronJob by UID); the CronJob is the task's own.
-		Controllers: map[client.Object][]schema.GroupKind{
-			&batchv1.Job{}: {{Group: batchv1.GroupName, Kind: "CronJob"}},
+		// The CronJob is the task's own, of its name; a run's Job is its
+		// task's CronJob's (planRecords checks which CronJob by UID).
+		Owners: map[client.Object][]cacheblock.Owner{
+			&batchv1.CronJob{}: {{GroupKind: platformv1.GroupVersion.WithKind("ScheduleTask").GroupKind(),
+				Names: cacheblock.SameName()}},
+			&batchv1.Job{}: {{GroupKind: schema.GroupKind{Group: batchv1.GroupName, Kind: "CronJob"}, Names: anyJobName}},
 		},
 	}
 }
+
+// anyJobName is the name rule of a task's Jobs: any name. The CronJob
+// controller names its Jobs for a fire time and the operator its runs'
+// (manualJobName), but `kubectl create job NAME --from=cronjob/TASK` makes
+// a Job of any name controlled by the CronJob, and a Job of the task's
+// signed template is a run of the task, whoever made it (planRecords). Such
+// a Job costs the cache what stripJob keeps of it, a few hundred bytes
+// whatever the Job holds.
+func anyJobName(_, _ string) bool { return true }
 
 // stripCronJob keeps of a CronJob what the ScheduleTask controller reads:
 //

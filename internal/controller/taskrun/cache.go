@@ -26,8 +26,8 @@ func CacheBlock() cacheblock.Block {
 		},
 		// A run's pods are its Job's, which the TaskRun names by UID
 		// (platformv1.PodJobUIDIndex).
-		Controllers: map[client.Object][]schema.GroupKind{
-			&corev1.Pod{}: {{Group: batchv1.GroupName, Kind: "Job"}},
+		Owners: map[client.Object][]cacheblock.Owner{
+			&corev1.Pod{}: {{GroupKind: schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, Names: cacheblock.Generated}},
 		},
 		Own: map[client.Object]cache.ByObject{
 			&platformv1.TaskRun{}: {Transform: stripFinishedRun},
