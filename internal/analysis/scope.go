@@ -242,9 +242,9 @@ func (s Scope) confineExpr(expr parser.Expr, namespace string, add bool) error {
 			return problem
 		}
 		if vs, ok := node.(*parser.VectorSelector); ok {
-			named = named || metricName(vs) != ""
+			name := metricName(vs)
+			named = named || name != ""
 			if problem = s.checkSelector(vs, namespace); problem == nil && add {
-				name := metricName(vs)
 				vs.LabelMatchers = confined(vs.LabelMatchers, labels.MustNewMatcher(labels.MatchEqual, s.label(name), namespace))
 				for _, pin := range s.pins(name) {
 					vs.LabelMatchers = confined(vs.LabelMatchers, pin)
@@ -270,10 +270,7 @@ func (s Scope) confineExpr(expr parser.Expr, namespace string, add bool) error {
 func (s Scope) checkCost(node parser.Node, path []parser.Node) error {
 	switch n := node.(type) {
 	case *parser.VectorSelector:
-		if err := s.checkRange("an offset", absDuration(n.OriginalOffset)); err != nil {
-			return err
-		}
-		return checkAt(n.Timestamp, n.String())
+		return s.checkShift(n.OriginalOffset, n.Timestamp, n.String())
 	case *parser.MatrixSelector:
 		return s.checkRange("a range", n.Range)
 	case *parser.SubqueryExpr:
@@ -286,10 +283,7 @@ func (s Scope) checkCost(node parser.Node, path []parser.Node) error {
 		if err := s.checkRange("a subquery window", n.Range); err != nil {
 			return err
 		}
-		if err := s.checkRange("an offset", absDuration(n.OriginalOffset)); err != nil {
-			return err
-		}
-		if err := checkAt(n.Timestamp, n.String()); err != nil {
+		if err := s.checkShift(n.OriginalOffset, n.Timestamp, n.String()); err != nil {
 			return err
 		}
 		if n.Step == 0 {
@@ -308,22 +302,19 @@ func (s Scope) checkCost(node parser.Node, path []parser.Node) error {
 	return nil
 }
 
-// checkAt refuses a fixed @ time; @ start() and @ end() are the time of
-// the measurement, which a fixed time is not.
-func checkAt(at *int64, what string) error {
-	if at == nil {
-		return nil
+// checkShift refuses what moves the time a selector or subquery (what)
+// reads: an offset, either way, longer than the scope's bound, and a fixed
+// @ time; @ start() and @ end() are the time of the measurement, which a
+// fixed time is not.
+func (s Scope) checkShift(offset time.Duration, at *int64, what string) error {
+	if err := s.checkRange("an offset", offset.Abs()); err != nil {
+		return err
 	}
-	return fmt.Errorf("%s reads at a fixed time (@ %d), the same past moment at every measurement: "+
-		"leave the @ out, or write @ end()", what, *at/1000)
-}
-
-// absDuration is |d|.
-func absDuration(d time.Duration) time.Duration {
-	if d < 0 {
-		return -d
+	if at != nil {
+		return fmt.Errorf("%s reads at a fixed time (@ %d), the same past moment at every measurement: "+
+			"leave the @ out, or write @ end()", what, *at/1000)
 	}
-	return d
+	return nil
 }
 
 // confined is matchers with want added, unless a matcher on its label is

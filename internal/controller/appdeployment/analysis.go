@@ -326,9 +326,12 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 	out := make([]platformv1.CriterionStatus, 0, len(m.results))
 	providerError, invalid := false, false
 	for _, r := range m.results {
+		// prev is the criterion's last record; old is what this record
+		// counts on, nothing for a preflight.
 		var old platformv1.CriterionStatus
-		if o := byName[r.Name]; o != nil && step {
-			old = *o
+		prev := byName[r.Name]
+		if prev != nil && step {
+			old = *prev
 		}
 		cs := platformv1.CriterionStatus{
 			Name: r.Name, LastResult: r.Result, MeasuredAt: &at, Message: text.Truncate(r.Message, 1024),
@@ -357,8 +360,8 @@ func (p *pass) count(a *platformv1.AnalysisStatus, m *measured, step bool) {
 			if analysis.TimedOut(r.Cause) {
 				// Counted in a preflight too: its query costs the same.
 				var timeouts *int32
-				if o := byName[r.Name]; o != nil {
-					timeouts = o.ConsecutiveTimeouts
+				if prev != nil {
+					timeouts = prev.ConsecutiveTimeouts
 				}
 				cs.ConsecutiveTimeouts = ptr.To(count(timeouts) + 1)
 			}
