@@ -105,6 +105,12 @@ const (
 	ConditionChildContested = "ChildContested"
 	// ReasonRepairedRepeatedly: the child was changed back again and again.
 	ReasonRepairedRepeatedly = "RepairedRepeatedly"
+	// ReasonJobTemplateHeld: a ScheduleTask's job template was changed by
+	// another field manager and was put back a moment ago; the CronJob is
+	// suspended while the next repair is held back, so no change of the
+	// template ever runs. Manual runs start as ever (they are made from
+	// the task's own template).
+	ReasonJobTemplateHeld = "JobTemplateHeld"
 )
 
 // Labels and annotations the operator puts on the objects it creates.

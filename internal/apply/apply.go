@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -327,6 +328,42 @@ func (a *Applier) Apply(ctx context.Context, owner, obj client.Object, desired r
 		repaired()
 	}
 	return result, nil
+}
+
+// Hash is the hash of the configuration desired, as Apply records it in
+// AppliedHashAnnotation.
+func Hash(desired runtime.ApplyConfiguration) (string, error) {
+	cfg, err := encode(desired)
+	if err != nil {
+		return "", err
+	}
+	return cfg.hash, nil
+}
+
+// Stamp prepares obj, a child the caller is about to write whole with an
+// update (a repair that must also remove what server-side apply cannot),
+// for the applier: when obj was last applied with desired itself or with
+// one of the configurations of hashes previous (those that differ from
+// desired only in what the caller's update sets), it gets desired's hash,
+// so that the next Apply does not take the update's own change for a new
+// configuration and write it again. Whatever else differs from desired is
+// then someone else's change, which the next Apply repairs as such (with
+// Repairs' backoff). It reports whether obj was stamped; an obj applied
+// with another configuration (the owner changed meanwhile) is left as it
+// was, and the next Apply applies the new one.
+func Stamp(obj client.Object, desired runtime.ApplyConfiguration, previous ...string) (bool, error) {
+	hash, err := Hash(desired)
+	if err != nil {
+		return false, err
+	}
+	live := obj.GetAnnotations()[AppliedHashAnnotation]
+	if live != hash && !slices.Contains(previous, live) {
+		return false, nil
+	}
+	annotations := maps.Clone(obj.GetAnnotations())
+	annotations[AppliedHashAnnotation] = hash
+	obj.SetAnnotations(annotations)
+	return true, nil
 }
 
 // holdBack records a change of the child obj by someone else and reports

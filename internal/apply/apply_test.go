@@ -355,3 +355,47 @@ func TestApplyConfigurationOf_KeepsOnlyWhatTheValueSets(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestStamp_TakesTheConfigurationsHashOnlyWhereTheUpdateIsTheOnlyDifference(t *testing.T) {
+	held := corev1ac.ConfigMap("c", "ns").WithData(map[string]string{"k": "v", "held": "true"})
+	unheld := corev1ac.ConfigMap("c", "ns").WithData(map[string]string{"k": "v", "held": "false"})
+	heldHash, err := Hash(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unheldHash, err := Hash(unheld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if heldHash == unheldHash {
+		t.Fatal("two configurations share a hash")
+	}
+	for _, tc := range []struct {
+		name, live string
+		stamped    bool
+	}{
+		{"applied unheld: the update's own change", unheldHash, true},
+		{"applied held already", heldHash, true},
+		{"applied with another configuration: the owner changed", "0123456789abcdef", false},
+		{"never applied", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns",
+				Annotations: map[string]string{"other": "kept"}}}
+			if tc.live != "" {
+				obj.Annotations[AppliedHashAnnotation] = tc.live
+			}
+			ok, err := Stamp(obj, held, unheldHash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.live
+			if tc.stamped {
+				want = heldHash
+			}
+			if ok != tc.stamped || obj.Annotations[AppliedHashAnnotation] != want || obj.Annotations["other"] != "kept" {
+				t.Errorf("stamped %v, annotations %v; want stamped %v with hash %q", ok, obj.Annotations, tc.stamped, want)
+			}
+		})
+	}
+}

@@ -16,10 +16,12 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -39,14 +41,25 @@ const (
 
 // fightBudget is the most repairs the operator may make of a child fought
 // over for window: what the backoff allows (apply.RepairsWithin), one
-// urgent repair on top (the implant) and one after the last change.
+// after the last change, and an implant's two on top (put back with the
+// CronJob suspended, resumed once its backoff is over; a Deployment's pod
+// template costs one).
 func fightBudget(window time.Duration) int {
-	return apply.RepairsWithin(window) + 2
+	return apply.RepairsWithin(window) + 3
 }
 
 // countModified counts the Modified events of a watch until ctx ends; the
 // returned function waits for the end and gives the count.
 func countModified(ctx context.Context, t *testing.T, list client.ObjectList, ns string) func() int {
+	t.Helper()
+	modified := watchModified(ctx, t, list, ns)
+	return func() int { return len(modified()) }
+}
+
+// watchModified collects the objects of the Modified events of a watch until
+// ctx ends; the returned function waits for the end and gives them, oldest
+// first.
+func watchModified(ctx context.Context, t *testing.T, list client.ObjectList, ns string) func() []runtime.Object {
 	t.Helper()
 	wc, err := client.NewWithWatch(testEnv.Config, client.Options{Scheme: testEnv.Scheme})
 	if err != nil {
@@ -56,7 +69,7 @@ func countModified(ctx context.Context, t *testing.T, list client.ObjectList, ns
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n atomic.Int64
+	var got []runtime.Object
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -70,12 +83,12 @@ func countModified(ctx context.Context, t *testing.T, list client.ObjectList, ns
 					return
 				}
 				if ev.Type == watch.Modified {
-					n.Add(1)
+					got = append(got, ev.Object)
 				}
 			}
 		}
 	}()
-	return func() int { <-done; return int(n.Load()) }
+	return func() []runtime.Object { <-done; return got }
 }
 
 // eventsSince counts the events in ns created at or after since.
@@ -269,4 +282,121 @@ func TestAppDeployment_TenantPatchingTheDeploymentInALoopCostsFewWritesButItsTem
 		"the operator wrote the Deployment %d times for %d patches in %s", writes, patches, window)
 	g.Expect(getApp(g, client.ObjectKeyFromObject(ad)).Status.Conditions).NotTo(ContainElement(
 		HaveField("Type", platformv1.ConditionChildContested)), "a fight of seconds is not ten repairs")
+}
+
+func TestScheduleTask_TenantPatchingTheJobTemplateInALoopCostsFewWritesAndNeverRuns(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := context.Background()
+	attacked := newNamespace(t)
+	other := newNamespace(t)
+	st := testutil.NewScheduleTask(attacked, "fought")
+	createTask(t, st)
+	settledCronJob(g, st)
+	createTask(t, testutil.NewScheduleTask(other, "bystander", testutil.WithSchedule("0 3 1 1 *")))
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	cronJobVersions := watchModified(watchCtx, t, &batchv1.CronJobList{}, attacked)
+	taskChanges := countModified(watchCtx, t, &platformv1.ScheduleTaskList{}, attacked)
+	started := time.Now()
+
+	// The co-tenant: a merge patch of an annotation of the pod template,
+	// each a new value, under a field manager of its own, ten a second.
+	const implantKey = "co-tenant.example.com/implant"
+	var bystanderDone atomic.Bool
+	defer bystanderDone.Store(true)
+	var patchErr error
+	var sent int
+	var fightStart, fightEnd time.Time
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(fightInterval)
+		defer tick.Stop()
+		for i := 0; i < fightPatches || !bystanderDone.Load(); i++ {
+			<-tick.C
+			patch := fmt.Sprintf(`{"spec":{"jobTemplate":{"spec":{"template":{"metadata":{"annotations":{%q:"%d"}}}}}}}`,
+				implantKey, i)
+			cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: attacked, Name: st.Name}}
+			if err := k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(patch)),
+				client.FieldOwner("co-tenant-loop")); err != nil {
+				patchErr = fmt.Errorf("patch %d: %w", i, err)
+				return
+			}
+			sent, fightEnd = i+1, time.Now()
+			if i == 0 {
+				fightStart = fightEnd
+			}
+		}
+	})
+
+	// Meanwhile another namespace's manual run starts, finishes and is
+	// reported. (A manual run of the attacked task is made from the task's
+	// own template: TestTenant_AnImplantRacingAManualRunNeverRuns.)
+	run := testutil.NewManualTaskRun(other, "bystander-run", "bystander")
+	g.Expect(k8sClient.Create(ctx, run)).To(Succeed())
+	job := &batchv1.Job{}
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), got)).To(Succeed())
+		g.Expect(got.Spec.JobRef).NotTo(BeNil())
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: other, Name: got.Spec.JobRef.Name}, job)).To(Succeed())
+	}, timeout, poll).Should(Succeed())
+	begin := time.Now().Add(-5 * time.Second).Truncate(time.Second)
+	testutil.CompleteJob(job, begin, begin.Add(2*time.Second))
+	g.Expect(k8sClient.Status().Update(ctx, job)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.TaskRun{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(run), got)).To(Succeed())
+		g.Expect(got.Status.Phase).To(Equal(platformv1.TaskRunSucceeded))
+	}, timeout, poll).Should(Succeed())
+	// While the fight goes on, the task says why its CronJob is suspended.
+	g.Eventually(func(g Gomega) {
+		g.Expect(getTask(g, client.ObjectKeyFromObject(st)).Status.Conditions).To(ContainElement(And(
+			HaveField("Type", platformv1.ConditionChildContested),
+			HaveField("Reason", platformv1.ReasonJobTemplateHeld),
+			HaveField("Message", ContainSubstring(`"co-tenant-loop"`)))))
+	}, timeout, poll).Should(Succeed())
+	bystanderDone.Store(true)
+
+	wg.Wait()
+	g.Expect(patchErr).NotTo(HaveOccurred())
+	// Once the loop stops, the template is put back within the backoff and
+	// the CronJob, its wait over, can fire again.
+	g.Eventually(func(g Gomega) {
+		cj := cronJobOf(g, st)
+		g.Expect(cj.Spec.JobTemplate.Spec.Template.Annotations).NotTo(HaveKey(implantKey))
+		g.Expect(cj.Spec.Suspend).To(HaveValue(BeFalse()))
+	}, 90*time.Second, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(getTask(g, client.ObjectKeyFromObject(st)).Status.Conditions).NotTo(ContainElement(
+			HaveField("Type", platformv1.ConditionChildContested)))
+	}, timeout, poll).Should(Succeed())
+	time.Sleep(time.Second)
+	stopWatch()
+
+	// Every version of the CronJob with the implant was suspended, but the
+	// one the first patch made, before the operator's first pass.
+	versions := cronJobVersions()
+	canFire := 0
+	for _, obj := range versions {
+		cj := obj.(*batchv1.CronJob)
+		_, implanted := cj.Spec.JobTemplate.Spec.Template.Annotations[implantKey]
+		if implanted && !ptr.Deref(cj.Spec.Suspend, false) {
+			canFire++
+		}
+	}
+	g.Expect(canFire).To(BeNumerically("<=", 1), "%d versions of the CronJob could fire with the implant", canFire)
+
+	// Every change of the CronJob that is not one of the co-tenant's patches
+	// is the operator's; with its status writes and events, at most 20.
+	window := fightEnd.Sub(fightStart)
+	cronJobWrites := len(versions) - sent
+	statusWrites := taskChanges()
+	events := eventsSince(g, attacked, started)
+	t.Logf("%d patches in %s; operator writes in the attacked namespace: %d CronJob, %d task, %d events",
+		sent, window.Round(time.Millisecond), cronJobWrites, statusWrites, events)
+	g.Expect(cronJobWrites+statusWrites+events).To(BeNumerically("<=", 20),
+		"%d CronJob writes, %d task writes and %d events for %d patches in %s",
+		cronJobWrites, statusWrites, events, sent, window)
 }

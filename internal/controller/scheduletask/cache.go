@@ -64,7 +64,7 @@ func anyJobName(_, _ string) bool { return true }
 //     template (with what the API server defaulted) and kept in
 //     provenance.TemplateHashAnnotation, overwriting any value the CronJob
 //     carried. The controller checks that hash against the one it signed on
-//     every pass (checkTemplate), which sees any change of the template, so
+//     every pass (planTemplateHold), which sees any change of the template, so
 //     the applier skips the template (Applier.Unchecked); a manual run reads
 //     the CronJob past the cache for its template;
 //   - of the metadata, the labels and the annotation the operator sets (the

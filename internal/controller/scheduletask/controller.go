@@ -162,13 +162,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
 	}
 	r.applier = apply.Applier{Client: r.Client, APIReader: r.APIReader, Others: r.OtherCronJobs,
 		FieldManager: FieldManager,
-		// The cache holds no pod template (stripCronJob); checkTemplate
+		// The cache holds no pod template (stripCronJob); planTemplateHold
 		// checks it by its hash.
 		Unchecked: [][]string{{"spec", "jobTemplate", "spec", "template"}},
-		// A CronJob someone keeps changing is changed back with a backoff,
-		// but never its job template: what it holds runs as the task.
-		Repairs: &apply.RepairBackoff{Clock: r.Clock},
-		Urgent:  [][]string{{"spec", "jobTemplate"}}}
+		// A CronJob someone keeps changing is changed back with a backoff;
+		// so is its job template, under a key of its own, with the CronJob
+		// suspended meanwhile (planTemplateHold).
+		Repairs: &apply.RepairBackoff{Clock: r.Clock}}
 	r.deletedJobs.TTL, r.deletedJobs.Clock = deletedJobTTL, r.Clock
 	r.unverifiedJobs.TTL, r.unverifiedJobs.Clock = unverifiedJobTTL, r.Clock
 	r.recordedRuns.TTL, r.recordedRuns.Clock = recordedRunTTL, r.Clock

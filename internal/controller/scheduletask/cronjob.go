@@ -197,16 +197,99 @@ func (p *pass) planCronJob(scheme *runtime.Scheme) error {
 	if err := convert(desired.Spec.JobTemplate, p.jobTemplate); err != nil {
 		return fmt.Errorf("read rendered job template: %w", err)
 	}
+	p.planTemplateHold()
 	return nil
 }
 
+// unheldHash is the hash of the pass's configuration without the hold:
+// spec.suspend as the task says.
+func (p *pass) unheldHash() (string, error) {
+	return p.hashSuspended(p.unheldSuspend)
+}
+
+// hashSuspended is the hash of the pass's configuration with spec.suspend
+// set to suspend.
+func (p *pass) hashSuspended(suspend bool) (string, error) {
+	was := ptr.Deref(p.desired.Spec.Suspend, false)
+	p.desired.Spec.WithSuspend(suspend)
+	defer p.desired.Spec.WithSuspend(was)
+	return apply.Hash(p.desired)
+}
+
+// holdEnded reports whether the pass's apply ends a hold: the CronJob was
+// last applied with this very configuration, held (suspended).
+func (p *pass) holdEnded() bool {
+	cj := p.obs.cronJob
+	if p.templateHeld || cj == nil || !ptr.Deref(cj.Spec.Suspend, false) {
+		return false
+	}
+	held, err := p.hashSuspended(true)
+	return err == nil && cj.Annotations[apply.AppliedHashAnnotation] == held
+}
+
+// jobTemplateKind names the CronJob's job template to the applier's repair
+// backoff: its repairs are spaced out apart from those of the CronJob's
+// other fields, since only they suspend the CronJob.
+const jobTemplateKind = "job template of CronJob"
+
+// planTemplateHold decides what to do about a job template that is not the
+// one the operator signed, as the cache shows it (another manager's entry
+// under spec.jobTemplate, or a stored template whose hash is not the
+// signed one). What the template holds runs under the task's name, so it
+// must never run; and a co-tenant who patches it in a loop must not cost
+// the operator a write per patch. So:
+//
+//   - a changed template on a CronJob that can fire (not suspended), or
+//     whose repair is due, is put back at once, with one update that also
+//     suspends the CronJob (putBackTemplate);
+//   - while the next repair is held back (apply.RepairBackoff: 1 s, 2 s,
+//     4 s ... after the last), the CronJob stays suspended, changed or
+//     not, and a change on the suspended CronJob waits for the repair: it
+//     cannot fire meanwhile;
+//   - once the wait is over with the template unchanged, the CronJob is
+//     applied as the task says again.
+//
+// A co-tenant's loop of patches thus costs a repair per backoff step, and
+// the template it patches is never the one a Job is made from. A manual run
+// is made from the signed template (p.jobTemplate), never the CronJob's, so
+// it starts as ever. Decided from the cache alone: a held change reads
+// nothing past it.
+func (p *pass) planTemplateHold() {
+	cj := p.obs.cronJob
+	p.unheldSuspend = ptr.Deref(p.desired.Spec.Suspend, false)
+	p.templateChanged = cj != nil &&
+		(slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry) || storedTemplateHash(cj) != p.signed)
+	switch {
+	case p.templateChanged && (!ptr.Deref(cj.Spec.Suspend, false) || p.obs.templateWait == 0):
+		p.putBackTemplate = true
+	case p.templateChanged || p.obs.templateWait > 0:
+		p.wakeAt(p.obs.templateWait)
+	default:
+		return
+	}
+	p.templateHeld = true
+	p.desired.Spec.WithSuspend(true)
+}
+
 // applyCronJob applies the pass's CronJob and then makes sure its job
-// template is the task's and nothing more (see checkTemplate). A CronJob
+// template is the task's and nothing more (see planTemplateHold). A CronJob
 // the API server rejects (an invalid schedule, for instance) or one that
 // belongs to someone else is reported on the Ready condition; retrying it
 // would fail the same way, so it is not an error.
 func (r *Reconciler) applyCronJob(ctx context.Context, p *pass) error {
 	task := p.task
+	templateKey := apply.RepairKey{Kind: jobTemplateKind, NamespacedName: client.ObjectKeyFromObject(task)}
+	if p.templateChanged && r.applier.Repairs != nil {
+		// Seen changed: the backoff counts the change, whether its repair
+		// goes now or waits.
+		r.applier.Repairs.Changed(templateKey)
+	}
+	if p.putBackTemplate {
+		done, err := r.putBackTemplate(ctx, p, templateKey)
+		if err != nil || done {
+			return err
+		}
+	}
 	cj := &batchv1.CronJob{}
 	res, err := r.applier.Apply(ctx, task, cj, p.desired)
 	var notOwned *apply.NotControlledError
@@ -232,6 +315,12 @@ func (r *Reconciler) applyCronJob(ctx context.Context, p *pass) error {
 		log.Info("Created CronJob", "cronJob", klog.KObj(cj))
 		p.event(cj, corev1.EventTypeNormal, EventCronJobCreated, "Create", "Created CronJob %s", cj.Name)
 	case apply.Updated:
+		if p.holdEnded() {
+			// The template stayed as signed through the backoff: no news
+			// for an event (JobTemplateRestored told of the change).
+			log.Info("Resumed CronJob held while its job template was contested", "cronJob", klog.KObj(cj))
+			break
+		}
 		log.Info("Updated CronJob", "cronJob", klog.KObj(cj))
 		p.event(cj, corev1.EventTypeNormal, EventCronJobUpdated, "Update", "Updated CronJob %s", cj.Name)
 	case apply.Repaired:
@@ -245,9 +334,23 @@ func (r *Reconciler) applyCronJob(ctx context.Context, p *pass) error {
 		log.V(1).Info("Holding back the repair of a CronJob changed again", "cronJob", klog.KObj(cj), "wait", wait)
 		p.wakeAt(wait)
 	}
-	p.contest = r.applier.Contest(cronJobKind, client.ObjectKeyFromObject(cj))
+	r.observeContests(p)
+	if res == apply.Created {
+		return r.checkCreatedTemplate(ctx, p)
+	}
+	return nil
+}
+
+// observeContests reads whether the CronJob or its job template is
+// contested (apply.RepairBackoff), and asks for a pass when that may end
+// or the template's repair is due.
+func (r *Reconciler) observeContests(p *pass) {
+	key := client.ObjectKeyFromObject(p.task)
+	p.contest = r.applier.Contest(cronJobKind, key)
+	p.templateContest = r.applier.Contest(jobTemplateKind, key)
 	p.wakeAt(p.contest.EndsIn)
-	return r.checkTemplate(ctx, p, res == apply.Created)
+	p.wakeAt(p.templateContest.EndsIn)
+	p.wakeAt(r.applier.RepairWait(jobTemplateKind, key))
 }
 
 // renderedTemplate is the pod template of the configuration, as a typed value.
@@ -293,39 +396,53 @@ func signTemplate(signer *provenance.Signer, task *platformv1.ScheduleTask, lear
 // stored for it.
 type learnedTemplate struct{ rendered, stored string }
 
-// checkTemplate makes sure the CronJob's job template is the task's and
-// nothing more, and that its signature matches it. Server-side apply never
+// checkCreatedTemplate makes sure the template of a CronJob this very
+// apply created is the signed one. Made by the apply, the template is
+// exactly what the API server makes of the rendering, so a hash other than
+// the signed one means the prediction missed a default: the stored template
+// is learned and signed (learnTemplate). Another manager's entry in it (a
+// co-tenant's patch in the moment since) is left to the next pass, which
+// puts the template back (planTemplateHold).
+func (r *Reconciler) checkCreatedTemplate(ctx context.Context, p *pass) error {
+	cj := p.cronJob
+	if slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry) || storedTemplateHash(cj) == p.signed {
+		return nil
+	}
+	return r.learnTemplate(ctx, p, storedTemplateHash(cj))
+}
+
+// putBackTemplate puts back a job template that is not the one the
+// operator signed (see planTemplateHold), suspending the CronJob in the same
+// update, and records the repair with the backoff. Server-side apply never
 // removes a field another manager added, so a co-tenant who may patch
 // CronJobs could otherwise add init containers, host namespaces or a pod
 // security context to every run of the task, unseen. Such fields show in
 // two ways: in managedFields, as another manager's entry under
 // spec.jobTemplate (kept by the cache for this check); and, when someone
 // also rewrote managedFields to hide them, as a stored template whose hash
-// is not the one signed. Either way the template is put back with one
-// update. In the common case this reads a cached object and writes nothing.
-func (r *Reconciler) checkTemplate(ctx context.Context, p *pass, created bool) error {
-	cj, signed := p.cronJob, p.signed
-	foreign := slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry)
-	stored := storedTemplateHash(cj)
-	switch {
-	case !foreign && stored == signed:
-		return nil
-	case !foreign && created:
-		// Made by this very apply, the template is exactly what the API
-		// server makes of the rendering: the prediction missed a default.
-		return r.learnTemplate(ctx, p, stored)
-	}
-	rep, err := r.removeImplants(ctx, p.task, p.desired, signed)
+// is not the one signed. It reports whether the pass's CronJob is done: the
+// update left nothing for the apply to write.
+func (r *Reconciler) putBackTemplate(ctx context.Context, p *pass, key apply.RepairKey) (bool, error) {
+	rep, err := r.removeImplants(ctx, p)
 	if err != nil || rep.cronJob == nil {
-		return err
+		// Gone, or no longer the task's: the apply says so.
+		return false, err
+	}
+	if !rep.wrote {
+		// Right after all (the cache had not yet seen the last repair):
+		// the CronJob is applied as the hold, if any, says.
+		if p.obs.templateWait == 0 {
+			p.templateHeld = false
+			p.desired.Spec.WithSuspend(p.unheldSuspend)
+		}
+		return false, nil
 	}
 	p.cronJob = rep.cronJob
-	if !rep.wrote {
-		return nil
-	}
 	log := ctrl.LoggerFrom(ctx).WithValues("cronJob", klog.KObj(rep.cronJob))
+	manager := ""
 	switch {
 	case len(rep.implants) > 0:
+		manager = rep.implants[0].manager
 		log.Info("Removed fields other managers added to the job template", "fields", implantsString(rep.implants))
 		p.event(rep.cronJob, corev1.EventTypeWarning, EventJobTemplateRestored, "Update",
 			"Removed from the job template of CronJob %s what other field managers added: %s",
@@ -336,10 +453,25 @@ func (r *Reconciler) checkTemplate(ctx context.Context, p *pass, created bool) e
 			"Removed from the job template of CronJob %s fields the task does not set and no field manager owns (managedFields were edited)",
 			rep.cronJob.Name)
 	}
-	if after := storedTemplateHash(rep.cronJob); after != signed {
-		return r.learnTemplate(ctx, p, after)
+	if (len(rep.implants) > 0 || rep.unowned) && r.applier.Repairs != nil {
+		r.applier.Repairs.Repaired(key, manager)
 	}
-	return nil
+	if after := storedTemplateHash(rep.cronJob); after != p.signed {
+		// The template the operator wrote whole is not the one predicted:
+		// this API server defaults a field the prediction does not know.
+		// That is no change by anyone, so nothing is held.
+		if !rep.unowned && len(rep.implants) == 0 {
+			p.templateHeld = false
+			p.desired.Spec.WithSuspend(p.unheldSuspend)
+		}
+		if err := r.learnTemplate(ctx, p, after); err != nil {
+			return false, err
+		}
+		r.observeContests(p)
+		return true, nil
+	}
+	r.observeContests(p)
+	return rep.stamped, nil
 }
 
 // learnTemplate signs the template the API server stored for the rendering,
@@ -374,20 +506,26 @@ type templateRepair struct {
 	// unowned: the template held fields nobody owns (the template put back
 	// is the signed one, where the template read was not).
 	unowned bool
-	// wrote: the template was put back.
-	wrote bool
+	// wrote: the template was put back; stamped: the update also showed
+	// every other field of the configuration (apply.Applier.Stamp).
+	wrote, stamped bool
 }
 
 // removeImplants puts the CronJob's job template back to the task's with one
 // update of the object read past the cache: the template rebuilt from the
-// configuration (the API server defaults it again), and the other managers'
-// claims on it dropped from managedFields, so they stay consistent with the
-// object and the next pass finds nothing to do. The operator's own apply
-// entry is untouched, so the next apply neither conflicts nor differs. A
-// CronJob that is right after all (the cache had not yet seen the last
-// repair) is returned as read, unwritten.
-func (r *Reconciler) removeImplants(ctx context.Context, task *platformv1.ScheduleTask,
-	desired *batchv1ac.CronJobApplyConfiguration, signed string) (templateRepair, error) {
+// configuration (the API server defaults it again), spec.suspend as the
+// pass wants it (suspended, see planTemplateHold), and the other managers'
+// claims on the template dropped from managedFields, so they stay
+// consistent with the object and the next pass finds nothing to do. The
+// operator's own apply entry is untouched, so the next apply neither
+// conflicts nor differs. A CronJob that is right after all (the cache had
+// not yet seen the last repair) is returned as read, unwritten.
+//
+// The read past the cache is one per repair, which the backoff spaces out:
+// the cache holds neither the pod template nor the operator's own
+// managedFields entry that the update must keep.
+func (r *Reconciler) removeImplants(ctx context.Context, p *pass) (templateRepair, error) {
+	task, desired, signed := p.task, p.desired, p.signed
 	live := &batchv1.CronJob{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: task.Namespace, Name: task.Name}, live); err != nil {
 		return templateRepair{}, client.IgnoreNotFound(err)
@@ -408,12 +546,24 @@ func (r *Reconciler) removeImplants(ctx context.Context, task *platformv1.Schedu
 		return templateRepair{}, fmt.Errorf("read rendered job template: %w", err)
 	}
 	live.Spec.JobTemplate = tmpl
+	live.Spec.Suspend = ptr.To(ptr.Deref(desired.Spec.Suspend, false))
 	live.ManagedFields = managed
+	// Applied before as the task says but for the hold, the CronJob takes
+	// the held configuration's hash: the suspend this update makes is the
+	// operator's own.
+	unheld, err := p.unheldHash()
+	if err != nil {
+		return templateRepair{}, err
+	}
+	stamped, err := apply.Stamp(live, desired, unheld)
+	if err != nil {
+		return templateRepair{}, err
+	}
 	if err := r.Update(ctx, live, client.FieldOwner(FieldManager)); err != nil {
 		return templateRepair{}, fmt.Errorf("put back the job template of CronJob %s: %w", live.Name, err)
 	}
 	after := provenance.TemplateHash(&live.Spec.JobTemplate.Spec.Template)
-	return templateRepair{cronJob: live, implants: implants, wrote: true,
+	return templateRepair{cronJob: live, implants: implants, wrote: true, stamped: stamped,
 		unowned: before != signed && after == signed && len(implants) == 0}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,6 +42,9 @@ type observation struct {
 	// learned is the template the API server was seen to store for the
 	// task's rendering, when it is not the predicted one (learnTemplate).
 	learned *learnedTemplate
+	// templateWait is how long the next repair of the CronJob's job
+	// template is held back (see planTemplateHold); zero when it may go now.
+	templateWait time.Duration
 
 	// live are the manual runs that may start this pass as the API server
 	// has them, by name; a run missing from it was deleted. The TaskRun
@@ -92,6 +96,7 @@ func (r *Reconciler) observe(ctx context.Context, task *platformv1.ScheduleTask)
 		lt := l.(learnedTemplate)
 		obs.learned = &lt
 	}
+	obs.templateWait = r.applier.RepairWait(jobTemplateKind, client.ObjectKeyFromObject(task))
 	return obs, r.observeLive(ctx, task, obs)
 }
 

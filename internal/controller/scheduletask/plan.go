@@ -50,6 +50,15 @@ type pass struct {
 	// suspendedAfterFailures: the streak reached suspendAfterFailures, so
 	// the CronJob is suspended.
 	suspendedAfterFailures bool
+	// templateChanged: the cached CronJob's job template is not the one
+	// the operator signed (see planTemplateHold); putBackTemplate: it is
+	// put back this pass; templateHeld: the CronJob is kept suspended while
+	// its repair waits, and unheldSuspend is what spec.suspend would be
+	// without the hold.
+	templateChanged bool
+	putBackTemplate bool
+	templateHeld    bool
+	unheldSuspend   bool
 	// handled are the requests acted on; a run-now request counts once
 	// its run is created (see done).
 	handled platformv1.ScheduleTaskHandledRequests
@@ -74,6 +83,8 @@ type pass struct {
 	cronJob    *batchv1.CronJob
 	cronJobErr error
 	contest    apply.Contest
+	// templateContest is whether someone keeps changing the job template.
+	templateContest apply.Contest
 	// runs are the task's runs after the steps act took (see done).
 	runs []*platformv1.TaskRun
 	// becameContested: the status rebuilt from this pass turned

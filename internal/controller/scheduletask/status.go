@@ -5,6 +5,7 @@ package scheduletask
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -93,9 +94,19 @@ func buildStatus(task *platformv1.ScheduleTask, p *pass, now time.Time) platform
 	}
 
 	setReadyCondition(&st.Conditions, task, p, now)
-	p.becameContested = apply.SetChildContestedCondition(&st.Conditions, []apply.ContestedChild{{
-		Key:     apply.RepairKey{Kind: cronJobKind, NamespacedName: client.ObjectKeyFromObject(task)},
-		Contest: p.contest}}, task.Generation, now)
+	key := client.ObjectKeyFromObject(task)
+	children := []apply.ContestedChild{
+		{Key: apply.RepairKey{Kind: cronJobKind, NamespacedName: key}, Contest: p.contest},
+		{Key: apply.RepairKey{Kind: jobTemplateKind, NamespacedName: key}, Contest: p.templateContest},
+	}
+	if p.templateHeld && !slices.ContainsFunc(children, func(c apply.ContestedChild) bool { return c.Contested }) {
+		// Suspended by a hold, before any contest: the condition says why.
+		objstatus.SetCondition(&st.Conditions, metav1.Condition{Type: platformv1.ConditionChildContested,
+			Status: metav1.ConditionTrue, Reason: platformv1.ReasonJobTemplateHeld,
+			Message: templateHeldMessage(task.Name, p.templateContest.Manager)}, task.Generation, now)
+	} else {
+		p.becameContested = apply.SetChildContestedCondition(&st.Conditions, children, task.Generation, now)
+	}
 	setRunsAdoptedCondition(&st.Conditions, task, p.unadopted, now)
 	p.wakeAt(setFreshCondition(&st.Conditions, task, st.LastSuccessfulTime, now))
 	return st
@@ -213,4 +224,17 @@ func newer(a, b *platformv1.TaskRun) bool {
 		return na > nb
 	}
 	return a.Name > b.Name
+}
+
+// templateHeldMessage says why the task's CronJob is suspended while its
+// job template's repair waits. No count or time in it: each would be a
+// status write.
+func templateHeldMessage(cronJob, manager string) string {
+	by := "another field manager"
+	if manager != "" {
+		by = fmt.Sprintf("field manager %q", manager)
+	}
+	return fmt.Sprintf("The job template of CronJob %s was changed by %s and put back; the CronJob stays suspended "+
+		"while the next repair is held back (up to %s), so no change of the template runs. Manual runs start as ever",
+		cronJob, by, apply.RepairBackoffMax)
 }

@@ -1,0 +1,82 @@
+//go:build e2e
+
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
+
+package e2e
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+)
+
+// TestScheduleTask_AJobTemplateFoughtOverNeverRunsAndOtherRunsGoOn has a
+// co-tenant patch an annotation into an every-minute task's pod template ten
+// times a second across a fire time, with the real CronJob controller: no
+// Job is ever made from the patched template (the CronJob is suspended while
+// the repair of the template waits), and another namespace's every-minute
+// task records its run of that fire time meanwhile.
+func TestScheduleTask_AJobTemplateFoughtOverNeverRunsAndOtherRunsGoOn(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	attacked, other := newNamespace(t), newNamespace(t)
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(attacked, "fought", kwokPod(0, "1s")))).To(Succeed())
+	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(other, "bystander", kwokPod(0, "1s")))).To(Succeed())
+	key := client.ObjectKey{Namespace: attacked, Name: "fought"}
+	g.Eventually(func() error { return cluster.Client.Get(ctx, key, &batchv1.CronJob{}) }).
+		WithTimeout(settleTimeout).Should(Succeed())
+
+	// The fight starts ten seconds before a fire time and lasts twenty.
+	fire := time.Now().Truncate(time.Minute).Add(time.Minute)
+	if time.Until(fire) < 12*time.Second {
+		fire = fire.Add(time.Minute)
+	}
+	time.Sleep(time.Until(fire.Add(-10 * time.Second)))
+	const implantKey = "co-tenant.example.com/implant"
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for i := range 200 {
+		<-tick.C
+		patch := fmt.Sprintf(`{"spec":{"jobTemplate":{"spec":{"template":{"metadata":{"annotations":{%q:"%d"}}}}}}}`,
+			implantKey, i)
+		cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: attacked, Name: "fought"}}
+		g.Expect(cluster.Client.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(patch)),
+			client.FieldOwner("co-tenant-loop"))).To(Succeed(), "patch %d", i)
+	}
+
+	// The other namespace's run of that fire time was recorded.
+	g.Eventually(func(g Gomega) {
+		var times []time.Time
+		for _, tr := range runsOf(g, ctx, other) {
+			if tr.Spec.ScheduledTime != nil {
+				times = append(times, tr.Spec.ScheduledTime.Time)
+			}
+		}
+		g.Expect(times).To(ContainElement(BeTemporally("==", fire)))
+	}).WithTimeout(settleTimeout).Should(Succeed())
+	// Once the backoff is over, the template is the task's and the CronJob
+	// can fire again.
+	g.Eventually(func(g Gomega) {
+		cj := &batchv1.CronJob{}
+		g.Expect(cluster.Client.Get(ctx, key, cj)).To(Succeed())
+		g.Expect(cj.Spec.JobTemplate.Spec.Template.Annotations).NotTo(HaveKey(implantKey))
+		g.Expect(cj.Spec.Suspend).To(HaveValue(BeFalse()))
+		st := getTask(g, ctx, attacked, "fought")
+		g.Expect(st.Status.Conditions).NotTo(ContainElement(HaveField("Type", platformv1.ConditionChildContested)))
+	}).WithTimeout(settleTimeout).Should(Succeed())
+	// No Job of the attacked namespace was made from a patched template.
+	for _, j := range jobsOf(g, ctx, attacked) {
+		g.Expect(j.Spec.Template.Annotations).NotTo(HaveKey(implantKey), "Job %s runs the co-tenant's template", j.Name)
+	}
+}
