@@ -67,6 +67,18 @@ func (b *bench) bareCacheSync(ctx context.Context) (time.Duration, error) {
 // has not fallen for settle; its heap is read after a collection, whatever
 // settle is.
 func (b *bench) cacheFloor(ctx context.Context, settle time.Duration) (cached.Reading, error) {
+	return b.runCacheFloor(ctx, settle, false)
+}
+
+// profiledCacheFloor is cacheFloor with every allocation recorded
+// (GODEBUG=memprofilerate=1), so that its reading carries the bytes of
+// the live objects as a heap profile counts them: the instrument the
+// manager's slope is read with (see runForeign).
+func (b *bench) profiledCacheFloor(ctx context.Context) (cached.Reading, error) {
+	return b.runCacheFloor(ctx, 0, true)
+}
+
+func (b *bench) runCacheFloor(ctx context.Context, settle time.Duration, profiled bool) (cached.Reading, error) {
 	dir, err := os.MkdirTemp("", "cachefloor-")
 	if err != nil {
 		return cached.Reading{}, err
@@ -80,6 +92,9 @@ func (b *bench) cacheFloor(ctx context.Context, settle time.Duration) (cached.Re
 	}
 	cmd := exec.CommandContext(ctx, bin, "--kubeconfig="+b.cluster.Kubeconfig,
 		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst), "--settle="+settle.String())
+	if profiled {
+		cmd.Env = append(os.Environ(), "GODEBUG=memprofilerate=1")
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

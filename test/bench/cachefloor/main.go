@@ -77,6 +77,7 @@ func floor(qps float64, burst int, settle time.Duration) error {
 		return err
 	}
 	r.RSSBytes, r.RSSFileBytes, r.HeapAllocBytes = mem.RSS, mem.File, float64(m.HeapAlloc)
+	r.ProfiledInUseBytes = inUse()
 	runtime.KeepAlive(c)
 	return json.NewEncoder(os.Stdout).Encode(r)
 }
@@ -88,4 +89,23 @@ func rss() float64 {
 		return 0
 	}
 	return m.RSS
+}
+
+// inUse is the bytes the heap profile counts in use. The profile is that
+// of the last completed collection cycle: two more collections publish
+// the state of the one before them, as pprof's heap endpoint does.
+func inUse() float64 {
+	runtime.GC()
+	runtime.GC()
+	n, _ := runtime.MemProfile(nil, true)
+	records := make([]runtime.MemProfileRecord, n+64)
+	n, ok := runtime.MemProfile(records, true)
+	if !ok {
+		return 0
+	}
+	var total int64
+	for _, r := range records[:n] {
+		total += r.InUseBytes()
+	}
+	return float64(total)
 }

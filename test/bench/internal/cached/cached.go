@@ -79,6 +79,10 @@ type Reading struct {
 	RSSFileBytes   float64 `json:"rssFileBytes"`
 	HeapAllocBytes float64 `json:"heapAllocBytes"`
 	SyncSeconds    float64 `json:"syncSeconds"`
+	// ProfiledInUseBytes is what the heap profile counts in use after a
+	// collection: every live object's bytes when the process records
+	// every allocation (GODEBUG=memprofilerate=1), a sample otherwise.
+	ProfiledInUseBytes float64 `json:"profiledInUseBytes,omitempty"`
 }
 
 // Memory is a process's resident memory, from /proc/<pid>/status, in bytes.
