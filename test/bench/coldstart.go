@@ -67,31 +67,40 @@ func (b *bench) bareCacheSync(ctx context.Context) (time.Duration, error) {
 // has not fallen for settle; its heap is read after a collection, whatever
 // settle is.
 func (b *bench) cacheFloor(ctx context.Context, settle time.Duration) (cached.Reading, error) {
-	return b.runCacheFloor(ctx, settle, false)
+	r, _, err := b.runCacheFloor(ctx, settle, false)
+	return r, err
 }
 
 // profiledCacheFloor is cacheFloor with every allocation recorded
 // (GODEBUG=memprofilerate=1), so that its reading carries the bytes of
 // the live objects as a heap profile counts them: the instrument the
 // manager's slope is read with (see runForeign).
-func (b *bench) profiledCacheFloor(ctx context.Context) (cached.Reading, error) {
+func (b *bench) profiledCacheFloor(ctx context.Context) (cached.Reading, []byte, error) {
 	return b.runCacheFloor(ctx, 0, true)
 }
 
-func (b *bench) runCacheFloor(ctx context.Context, settle time.Duration, profiled bool) (cached.Reading, error) {
+// runCacheFloor runs cachefloor, and returns its reading and, profiled,
+// its heap profile.
+func (b *bench) runCacheFloor(ctx context.Context, settle time.Duration,
+	profiled bool) (cached.Reading, []byte, error) {
 	dir, err := os.MkdirTemp("", "cachefloor-")
 	if err != nil {
-		return cached.Reading{}, err
+		return cached.Reading{}, nil, err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	bin := filepath.Join(dir, "cachefloor")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./test/bench/cachefloor")
 	build.Dir = b.cluster.Repo
 	if out, err := build.CombinedOutput(); err != nil {
-		return cached.Reading{}, fmt.Errorf("build: %w\n%s", err, out)
+		return cached.Reading{}, nil, fmt.Errorf("build: %w\n%s", err, out)
 	}
-	cmd := exec.CommandContext(ctx, bin, "--kubeconfig="+b.cluster.Kubeconfig,
-		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst), "--settle="+settle.String())
+	args := []string{"--kubeconfig=" + b.cluster.Kubeconfig,
+		fmt.Sprintf("--qps=%g", b.cfg.QPS), fmt.Sprintf("--burst=%d", b.cfg.Burst), "--settle=" + settle.String()}
+	profile := filepath.Join(dir, "heap.pb.gz")
+	if profiled {
+		args = append(args, "--heap-profile="+profile)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	if profiled {
 		cmd.Env = append(os.Environ(), "GODEBUG=memprofilerate=1")
 	}
@@ -99,11 +108,15 @@ func (b *bench) runCacheFloor(ctx context.Context, settle time.Duration, profile
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return cached.Reading{}, fmt.Errorf("%w: %s", err, stderr.String())
+		return cached.Reading{}, nil, fmt.Errorf("%w: %s", err, stderr.String())
 	}
 	var r cached.Reading
 	if err := json.Unmarshal(out, &r); err != nil {
-		return cached.Reading{}, fmt.Errorf("read %q: %w", out, err)
+		return cached.Reading{}, nil, fmt.Errorf("read %q: %w", out, err)
 	}
-	return r, nil
+	if !profiled {
+		return r, nil, nil
+	}
+	heap, err := os.ReadFile(profile)
+	return r, heap, err
 }

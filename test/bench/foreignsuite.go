@@ -121,6 +121,11 @@ type foreignResult struct {
 	// HeapBefore and HeapAfter are the manager's heap profiles (pprof,
 	// after a collection) at the two readings, saved beside the JSON.
 	HeapBefore, HeapAfter []byte `json:"-"`
+	// SlopeHeaps are the heap profiles, every allocation recorded, that the
+	// slopes are read from: the manager's and the floor's at each count,
+	// by name, saved beside the JSON. A diff of two says where each
+	// object's bytes go.
+	SlopeHeaps map[string][]byte `json:"-"`
 }
 
 // foreignColdStart is one cold start of the manager.
@@ -243,7 +248,10 @@ func runForeign(ctx context.Context, cfg config) (*foreignResult, error) {
 	if err != nil {
 		return res, err
 	}
-	floor1, floorSpread1, err := b.medianFloorHeap(ctx)
+	if err := b.saveSlopeHeap(ctx, res, "manager-1-restarted"); err != nil {
+		return res, err
+	}
+	floor1, floorSpread1, err := b.medianFloorHeap(ctx, res, "floor-1")
 	if err != nil {
 		return res, err
 	}
@@ -255,9 +263,12 @@ func runForeign(ctx context.Context, cfg config) (*foreignResult, error) {
 	if err != nil {
 		return res, err
 	}
+	if err := b.saveSlopeHeap(ctx, res, "manager-2-doubled"); err != nil {
+		return res, err
+	}
 	// The floor's second reading is taken here, before the claiming
 	// objects double too, so that each of its slopes counts one kind.
-	floor2, floorSpread2, err := b.medianFloorHeap(ctx)
+	floor2, floorSpread2, err := b.medianFloorHeap(ctx, res, "floor-2")
 	if err != nil {
 		return res, err
 	}
@@ -269,7 +280,10 @@ func runForeign(ctx context.Context, cfg config) (*foreignResult, error) {
 	if err != nil {
 		return res, err
 	}
-	floor3, floorSpread3, err := b.medianFloorHeap(ctx)
+	if err := b.saveSlopeHeap(ctx, res, "manager-3-claimed"); err != nil {
+		return res, err
+	}
+	floor3, floorSpread3, err := b.medianFloorHeap(ctx, res, "floor-3")
 	if err != nil {
 		return res, err
 	}
@@ -296,11 +310,12 @@ func runForeign(ctx context.Context, cfg config) (*foreignResult, error) {
 // cluster as it is, recording every allocation as the manager the slope is
 // read on does, and returns the median of the bytes its heap profiles count
 // in use after a collection, and their spread.
-func (b *bench) medianFloorHeap(ctx context.Context) (float64, float64, error) {
+func (b *bench) medianFloorHeap(ctx context.Context, res *foreignResult, name string) (float64, float64, error) {
 	const readings = 3
 	heaps := make([]float64, 0, readings)
+	profiles := map[float64][]byte{}
 	for range readings {
-		r, err := b.profiledCacheFloor(ctx)
+		r, profile, err := b.profiledCacheFloor(ctx)
 		if err != nil {
 			return 0, 0, fmt.Errorf("bare client floor: %w", err)
 		}
@@ -308,9 +323,29 @@ func (b *bench) medianFloorHeap(ctx context.Context) (float64, float64, error) {
 			return 0, 0, fmt.Errorf("bare client floor: no heap profile in its reading")
 		}
 		heaps = append(heaps, r.ProfiledInUseBytes)
+		profiles[r.ProfiledInUseBytes] = profile
 	}
 	slices.Sort(heaps)
+	res.saveSlopeHeap(name, profiles[heaps[readings/2]])
 	return heaps[readings/2], heaps[readings-1] - heaps[0], nil
+}
+
+// saveSlopeHeap keeps the manager's heap profile now as name.
+func (b *bench) saveSlopeHeap(ctx context.Context, res *foreignResult, name string) error {
+	profile, err := b.heapProfile(ctx)
+	if err != nil {
+		return err
+	}
+	res.saveSlopeHeap(name, profile)
+	return nil
+}
+
+// saveSlopeHeap keeps profile as name in r.SlopeHeaps.
+func (r *foreignResult) saveSlopeHeap(name string, profile []byte) {
+	if r.SlopeHeaps == nil {
+		r.SlopeHeaps = map[string][]byte{}
+	}
+	r.SlopeHeaps[name] = profile
 }
 
 // foreignMet says whether a slope of figure 8 is met: read at its worst
@@ -579,7 +614,8 @@ func foreignRows(tw io.Writer, r *results) {
 			f.RSSDoubledMiB, f.HeapBeforeMiB, f.HeapAfterMiB, f.RSSBeforeMiB, f.RSSAfterMiB, f.Objects),
 		fmt.Sprintf("<= %d B, or 1.1 x the floor", targetForeignBytes),
 		foreignMet(f.Objects, f.HeapPerObjectBytes, f.HeapResolutionBytes, f.FloorPerObjectBytes, f.FloorResolutionBytes))
-	fmt.Fprintf(tw, "8\tfloor: a bare client keeping the same stubs (cachefloor)\t%.0f B ± %.0f B per Deployment, each with its ReplicaSet, in its heap profiles (every allocation recorded)\t-\t-\n",
+	fmt.Fprintf(tw, "8\tfloor: a bare client keeping the same stubs (cachefloor)\t%.0f B ± %.0f B per Deployment, "+
+		"each with its ReplicaSet, in its heap profiles (every allocation recorded)\t-\t-\n",
 		f.FloorPerObjectBytes, f.FloorResolutionBytes)
 	row(tw, "8c", fmt.Sprintf("heap growth per Deployment claiming the tenant's AppDeployment, %d -> %d",
 		f.Objects, 2*f.Objects),

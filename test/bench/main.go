@@ -429,6 +429,13 @@ func save(r *results) (string, error) {
 				return "", err
 			}
 		}
+		// The slopes' profiles, every allocation recorded: diff two
+		// counts of the manager, or the manager and the floor at one.
+		for name, p := range f.SlopeHeaps {
+			if err := os.WriteFile(base+".foreign-slope-"+name+".heap.pb.gz", p, 0o644); err != nil {
+				return "", err
+			}
+		}
 	}
 	if r.Config.runs(suiteCurve) {
 		// Read in a browser, or in docs/performance.md.

@@ -319,7 +319,7 @@ func TestScheduleTask_HandEditedCronJobIsRepaired(t *testing.T) {
 				applied = applied || mf.Operation == metav1.ManagedFieldsOperationApply
 				continue
 			}
-			g.Expect(string(mf.FieldsV1.Raw)).NotTo(Or(ContainSubstring(`"f:schedule"`), ContainSubstring(`"f:jobTemplate"`)),
+			g.Expect(mf.FieldsV1.GetRawString()).NotTo(Or(ContainSubstring(`"f:schedule"`), ContainSubstring(`"f:jobTemplate"`)),
 				"field manager %s still owns fields the operator sets", mf.Manager)
 		}
 		g.Expect(applied).To(BeTrue(), "no apply entry of the operator")

@@ -20,6 +20,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -37,16 +38,17 @@ func main() {
 	// The manager's own default (cmd/main.go, defaultGCPercent): the floor
 	// runs the collector as the manager does.
 	gc := flag.Int("gc-percent", 25, "Go's GOGC for this process")
+	heapProfile := flag.String("heap-profile", "", "where to write the heap profile of the reading (pprof), when set")
 	flag.Parse()
 	debug.SetGCPercent(*gc)
 	ctrllog.SetLogger(logr.Discard())
-	if err := floor(*qps, *burst, *settle); err != nil {
+	if err := floor(*qps, *burst, *settle, *heapProfile); err != nil {
 		fmt.Fprintln(os.Stderr, "cachefloor:", err)
 		os.Exit(1)
 	}
 }
 
-func floor(qps float64, burst int, settle time.Duration) error {
+func floor(qps float64, burst int, settle time.Duration, heapProfile string) error {
 	cfg, err := config.GetConfig()
 	if err != nil {
 		return err
@@ -78,6 +80,11 @@ func floor(qps float64, burst int, settle time.Duration) error {
 	}
 	r.RSSBytes, r.RSSFileBytes, r.HeapAllocBytes = mem.RSS, mem.File, float64(m.HeapAlloc)
 	r.ProfiledInUseBytes = inUse()
+	if heapProfile != "" {
+		if err := writeHeapProfile(heapProfile); err != nil {
+			return err
+		}
+	}
 	runtime.KeepAlive(c)
 	return json.NewEncoder(os.Stdout).Encode(r)
 }
@@ -108,4 +115,18 @@ func inUse() float64 {
 		total += r.InUseBytes()
 	}
 	return float64(total)
+}
+
+// writeHeapProfile writes the heap profile (as of the collections inUse
+// ran) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
