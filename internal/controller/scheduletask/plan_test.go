@@ -184,6 +184,53 @@ func TestWorld_MissedFireTimesAreCountedAndRunAllCatchesUp(t *testing.T) {
 	}
 }
 
+func TestWorld_SkipStartsNoRunPastItsDeadlineAndCountsItMissed(t *testing.T) {
+	// Every five minutes; the CronJob controller is down from 12:06:30 to
+	// 12:13:30, so the 12:10 fire time is 210 s late when it comes back.
+	for _, tt := range []struct {
+		policy     platformv1.MissedRunsPolicy
+		wantMissed int64
+		ran1210    bool
+	}{
+		// Skip gives the CronJob a 60 s deadline: 12:10 never runs, and
+		// the next run the CronJob starts (12:15) accounts for it.
+		{platformv1.MissedRunsSkip, 1, false},
+		// RunLatest sets none: the CronJob starts 12:10 late.
+		{platformv1.MissedRunsRunLatest, 0, true},
+	} {
+		t.Run(string(tt.policy), func(t *testing.T) {
+			task := everyMinute(platformv1.ForbidConcurrent)
+			task.Spec.Schedule = "*/5 * * * *"
+			task.Spec.MissedRuns = tt.policy
+			w := newWorld(t, task)
+			w.run(6 * time.Minute) // 12:05 runs
+			w.cronJobDown = true
+			w.run(7 * time.Minute)
+			w.cronJobDown = false
+			w.run(8 * time.Minute) // 12:15 and 12:20 run
+
+			ran1210 := false
+			for _, tr := range w.runsBy(platformv1.TriggerScheduled) {
+				if tr.Spec.ScheduledTime.Format(time.TimeOnly) == "12:10:00" {
+					ran1210 = true
+				}
+			}
+			if ran1210 != tt.ran1210 {
+				t.Errorf("a run of 12:10: %v, want %v", ran1210, tt.ran1210)
+			}
+			if st := w.task.Status; st.MissedRuns != tt.wantMissed {
+				t.Errorf("missedRuns %d, want %d", st.MissedRuns, tt.wantMissed)
+			}
+			if got := w.runsBy(platformv1.TriggerCatchUp); len(got) != 0 {
+				t.Errorf("%d catch-up runs, want none", len(got))
+			}
+			if got := len(w.runsBy(platformv1.TriggerScheduled)); got < 3 {
+				t.Errorf("%d scheduled runs, want 12:05, 12:15 and 12:20 at least", got)
+			}
+		})
+	}
+}
+
 func TestWorld_RetentionKeepsTheLimitsAndNeverRecordsADeletedJobAgain(t *testing.T) {
 	task := everyMinute(platformv1.AllowConcurrent)
 	task.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](2)
