@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -216,6 +217,62 @@ func (p *pass) hashSuspended(suspend bool) (string, error) {
 	return apply.Hash(p.desired)
 }
 
+// resumes reports whether the pass lifts a suspension of the CronJob: the
+// cache shows it suspended and the pass wants it not to be.
+func (p *pass) resumes() bool {
+	cj := p.obs.cronJob
+	return cj != nil && ptr.Deref(cj.Spec.Suspend, false) && !ptr.Deref(p.desired.Spec.Suspend, false)
+}
+
+// resume lifts the CronJob's suspension with a merge patch on the version
+// the cache showed (an optimistic lock), never with an apply: the pass
+// judged that version's job template to be the task's, and a co-tenant's
+// change that the cache has not shown yet must not be the template the
+// resumed CronJob fires with. An apply would write spec.suspend onto
+// whatever the template is by then; the patch fails instead, and the change
+// that made it fail wakes a pass that puts the template back. The rest of
+// the configuration is applied by the next pass. When the suspension was
+// a hold (planTemplateHold) of this very configuration, the patch also
+// records the configuration's hash, so that pass writes nothing.
+func (r *Reconciler) resume(ctx context.Context, p *pass) error {
+	cached := p.obs.cronJob
+	resumed := cached.DeepCopy()
+	resumed.Spec.Suspend = ptr.To(false)
+	held := p.holdEnded()
+	if held {
+		hash, err := apply.Hash(p.desired)
+		if err != nil {
+			return err
+		}
+		resumed.Annotations = maps.Clone(resumed.Annotations)
+		resumed.Annotations[apply.AppliedHashAnnotation] = hash
+	}
+	err := r.Patch(ctx, resumed, client.MergeFromWithOptions(cached, client.MergeFromWithOptimisticLock{}),
+		client.FieldOwner(FieldManager))
+	log := ctrl.LoggerFrom(ctx).WithValues("cronJob", klog.KObj(cached))
+	switch {
+	case apierrors.IsConflict(err):
+		// Changed since the cache showed it: the change's own event
+		// brings the pass that looks at it.
+		log.V(1).Info("Not resuming CronJob: it changed since this pass read it")
+		p.cronJob = cached
+		r.observeContests(p)
+		p.wakeAt(time.Second)
+		return nil
+	case err != nil:
+		p.cronJobErr = err
+		return fmt.Errorf("resume CronJob %s: %w", cached.Name, err)
+	}
+	if held {
+		log.Info("Resumed CronJob held while its job template was contested")
+	} else {
+		log.Info("Resumed CronJob")
+	}
+	p.cronJob = resumed
+	r.observeContests(p)
+	return nil
+}
+
 // holdEnded reports whether the pass's apply ends a hold: the CronJob was
 // last applied with this very configuration, held (suspended).
 func (p *pass) holdEnded() bool {
@@ -290,6 +347,9 @@ func (r *Reconciler) applyCronJob(ctx context.Context, p *pass) error {
 			return err
 		}
 	}
+	if p.resumes() {
+		return r.resume(ctx, p)
+	}
 	cj := &batchv1.CronJob{}
 	res, err := r.applier.Apply(ctx, task, cj, p.desired)
 	var notOwned *apply.NotControlledError
@@ -315,12 +375,6 @@ func (r *Reconciler) applyCronJob(ctx context.Context, p *pass) error {
 		log.Info("Created CronJob", "cronJob", klog.KObj(cj))
 		p.event(cj, corev1.EventTypeNormal, EventCronJobCreated, "Create", "Created CronJob %s", cj.Name)
 	case apply.Updated:
-		if p.holdEnded() {
-			// The template stayed as signed through the backoff: no news
-			// for an event (JobTemplateRestored told of the change).
-			log.Info("Resumed CronJob held while its job template was contested", "cronJob", klog.KObj(cj))
-			break
-		}
 		log.Info("Updated CronJob", "cronJob", klog.KObj(cj))
 		p.event(cj, corev1.EventTypeNormal, EventCronJobUpdated, "Update", "Updated CronJob %s", cj.Name)
 	case apply.Repaired:

@@ -36,6 +36,11 @@ type holdWorld struct {
 	// the last pass asked for the next.
 	writes int
 	wakeAt time.Time
+	// rv is the CronJob's resourceVersion, moved by every write.
+	rv int
+	// beforeAct, when set, runs between a pass's plan and its act: a
+	// co-tenant's write the cache has not shown the pass.
+	beforeAct func(*pass)
 }
 
 func newHoldWorld(t *testing.T) *holdWorld {
@@ -65,6 +70,7 @@ func (w *holdWorld) implant(i int) {
 		tmpl.Annotations = map[string]string{}
 	}
 	tmpl.Annotations["co-tenant/implant"] = fmt.Sprint(i)
+	w.rv++
 	w.cronJob.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "co-tenant", Operation: metav1.ManagedFieldsOperationUpdate,
 		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(
 			`{"f:spec":{"f:jobTemplate":{"f:spec":{"f:template":{"f:metadata":{"f:annotations":{"f:co-tenant/implant":{}}}}}}}}`)}}}
@@ -84,9 +90,13 @@ func (w *holdWorld) pass() {
 	if w.cronJob != nil {
 		obs.cronJob = w.cronJob.DeepCopy()
 	}
+	seen := w.rv
 	p := newPass(w.task.DeepCopy(), obs, w.clock.Now(), w.signer)
 	if err := p.planCronJob(testScheme(w.t)); err != nil {
 		w.t.Fatal(err)
+	}
+	if w.beforeAct != nil {
+		w.beforeAct(p)
 	}
 	if p.templateChanged {
 		w.backoff.Changed(w.key())
@@ -100,15 +110,27 @@ func (w *holdWorld) pass() {
 	case w.cronJob == nil:
 		w.cronJob = desired
 		w.writes++
+		w.rv++
 	case p.putBackTemplate:
+		// An update of the CronJob read past the cache.
 		w.cronJob.Spec.JobTemplate = desired.Spec.JobTemplate
 		w.cronJob.Spec.Suspend = desired.Spec.Suspend
 		w.cronJob.ManagedFields = nil
 		w.backoff.Repaired(w.key(), "co-tenant")
 		w.writes++
+		w.rv++
+	case p.resumes():
+		// A patch on the version the pass saw: refused if it moved.
+		if w.rv == seen {
+			w.cronJob.Spec.Suspend = ptr.To(false)
+			w.writes++
+			w.rv++
+		}
 	case ptr.Deref(desired.Spec.Suspend, false) != w.suspended():
+		// An apply, onto whatever the CronJob is.
 		w.cronJob.Spec.Suspend = desired.Spec.Suspend
 		w.writes++
+		w.rv++
 	}
 	w.wakeAt = time.Time{}
 	if d := max(p.requeueAfter, w.backoff.Wait(w.key())); d > 0 {
@@ -161,6 +183,35 @@ func TestTemplateHold_ALoopOfImplantsCostsARepairPerBackoffStepAndNeverRuns(t *t
 		t.Errorf("%d writes for 200 patches in %s (%d during it); want at most %d", w.writes, window, during, limit)
 	}
 	t.Logf("%d writes for 200 patches in %s (%d during it)", w.writes, window, during)
+}
+
+func TestTemplateHold_AChangeTheCacheHasNotShownIsNeverResumedInto(t *testing.T) {
+	w := newHoldWorld(t)
+	w.implant(0)
+	w.pass()
+	w.check()
+	// Every time a pass would lift the hold, the co-tenant changes the
+	// template after the pass read the CronJob and before it writes.
+	late := 0
+	w.beforeAct = func(p *pass) {
+		if p.resumes() {
+			late++
+			w.implant(100 + late)
+		}
+	}
+	w.step(2 * time.Minute)
+	if late == 0 {
+		t.Fatal("no pass tried to resume the CronJob; the test tests nothing")
+	}
+	w.check()
+	// Once the co-tenant stops, the CronJob is resumed with the task's
+	// template.
+	w.beforeAct = nil
+	w.pass()
+	w.step(10 * time.Minute)
+	if w.implanted() || w.suspended() {
+		t.Fatalf("after the fight: implanted %v, suspended %v; want neither", w.implanted(), w.suspended())
+	}
 }
 
 func TestPlanTemplateHold(t *testing.T) {
