@@ -217,11 +217,19 @@ func (p *pass) hashSuspended(suspend bool) (string, error) {
 	return apply.Hash(p.desired)
 }
 
-// resumes reports whether the pass lifts a suspension of the CronJob: the
-// cache shows it suspended and the pass wants it not to be.
+// resumes reports whether the pass lifts a suspension the operator
+// applied: the cache shows the CronJob suspended, as last applied with a
+// configuration other than this one (a hold, the task's own suspend, the
+// failure streak), and the pass wants it not to be. A CronJob someone
+// else suspended under this very configuration is theirs to change back
+// with the applier's backoff, as any other field.
 func (p *pass) resumes() bool {
 	cj := p.obs.cronJob
-	return cj != nil && ptr.Deref(cj.Spec.Suspend, false) && !ptr.Deref(p.desired.Spec.Suspend, false)
+	if cj == nil || !ptr.Deref(cj.Spec.Suspend, false) || ptr.Deref(p.desired.Spec.Suspend, false) {
+		return false
+	}
+	hash, err := apply.Hash(p.desired)
+	return err == nil && cj.Annotations[apply.AppliedHashAnnotation] != hash
 }
 
 // resume lifts the CronJob's suspension with a merge patch on the version

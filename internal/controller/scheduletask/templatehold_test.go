@@ -109,26 +109,31 @@ func (w *holdWorld) pass() {
 	switch {
 	case w.cronJob == nil:
 		w.cronJob = desired
-		w.writes++
-		w.rv++
-	case p.putBackTemplate:
-		// An update of the CronJob read past the cache.
-		w.cronJob.Spec.JobTemplate = desired.Spec.JobTemplate
-		w.cronJob.Spec.Suspend = desired.Spec.Suspend
-		w.cronJob.ManagedFields = nil
-		w.backoff.Repaired(w.key(), "co-tenant")
+		w.cronJob.Annotations = map[string]string{apply.AppliedHashAnnotation: hashOf(w.t, p)}
 		w.writes++
 		w.rv++
 	case p.resumes():
 		// A patch on the version the pass saw: refused if it moved.
 		if w.rv == seen {
 			w.cronJob.Spec.Suspend = ptr.To(false)
+			w.cronJob.Annotations = map[string]string{apply.AppliedHashAnnotation: hashOf(w.t, p)}
 			w.writes++
 			w.rv++
 		}
-	case ptr.Deref(desired.Spec.Suspend, false) != w.suspended():
+	case p.putBackTemplate:
+		// An update of the CronJob read past the cache, stamped with the
+		// held configuration's hash.
+		w.cronJob.Spec.JobTemplate = desired.Spec.JobTemplate
+		w.cronJob.Spec.Suspend = desired.Spec.Suspend
+		w.cronJob.ManagedFields = nil
+		w.cronJob.Annotations = map[string]string{apply.AppliedHashAnnotation: hashOf(w.t, p)}
+		w.backoff.Repaired(w.key(), "co-tenant")
+		w.writes++
+		w.rv++
+	case w.cronJob.Annotations[apply.AppliedHashAnnotation] != hashOf(w.t, p):
 		// An apply, onto whatever the CronJob is.
 		w.cronJob.Spec.Suspend = desired.Spec.Suspend
+		w.cronJob.Annotations = map[string]string{apply.AppliedHashAnnotation: hashOf(w.t, p)}
 		w.writes++
 		w.rv++
 	}
@@ -136,6 +141,16 @@ func (w *holdWorld) pass() {
 	if d := max(p.requeueAfter, w.backoff.Wait(w.key())); d > 0 {
 		w.wakeAt = w.clock.Now().Add(d)
 	}
+}
+
+// hashOf is the hash of the pass's configuration, as the applier records it.
+func hashOf(t *testing.T, p *pass) string {
+	t.Helper()
+	h, err := apply.Hash(p.desired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // step moves the clock by d, running the pass asked for on the way.
@@ -253,5 +268,38 @@ func TestPlanTemplateHold(t *testing.T) {
 				t.Errorf("next pass in %s; want %s, when the repair is due", p.requeueAfter, tc.wait)
 			}
 		})
+	}
+}
+
+func TestResumes_OnlyASuspensionTheOperatorApplied(t *testing.T) {
+	w := newHoldWorld(t)
+	plan := func(suspended bool, hash string) *pass {
+		cj := w.cronJob.DeepCopy()
+		cj.Spec.Suspend = ptr.To(suspended)
+		cj.Annotations = map[string]string{apply.AppliedHashAnnotation: hash}
+		p := newPass(w.task, &observation{cronJob: cj}, w.clock.Now(), w.signer)
+		if err := p.planCronJob(testScheme(t)); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unheld := hashOf(t, plan(false, ""))
+	held, err := plan(false, "").hashSuspended(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		suspended bool
+		hash      string
+		want      bool
+	}{
+		{"held by the operator: resumed by its patch", true, held, true},
+		{"suspended by someone else under this configuration: the applier's repair, with its backoff", true, unheld, false},
+		{"not suspended", false, held, false},
+	} {
+		if got := plan(tc.suspended, tc.hash).resumes(); got != tc.want {
+			t.Errorf("%s: resumes %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
