@@ -323,7 +323,7 @@ func TestScheduleTask_HandEditedCronJobIsRepaired(t *testing.T) {
 				"field manager %s still owns fields the operator sets", mf.Manager)
 		}
 		g.Expect(applied).To(BeTrue(), "no apply entry of the operator")
-	}).WithTimeout(10 * time.Second).Should(Succeed())
+	}).WithTimeout(30 * time.Second).Should(Succeed())
 }
 
 func TestScheduleTask_SuspendStopsNewRuns(t *testing.T) {
