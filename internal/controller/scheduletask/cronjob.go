@@ -202,12 +202,6 @@ func (p *pass) planCronJob(scheme *runtime.Scheme) error {
 	return nil
 }
 
-// unheldHash is the hash of the pass's configuration without the hold:
-// spec.suspend as the task says.
-func (p *pass) unheldHash() (string, error) {
-	return p.hashSuspended(p.unheldSuspend)
-}
-
 // hashSuspended is the hash of the pass's configuration with spec.suspend
 // set to suspend.
 func (p *pass) hashSuspended(suspend bool) (string, error) {
@@ -322,8 +316,7 @@ const jobTemplateKind = "job template of CronJob"
 func (p *pass) planTemplateHold() {
 	cj := p.obs.cronJob
 	p.unheldSuspend = ptr.Deref(p.desired.Spec.Suspend, false)
-	p.templateChanged = cj != nil &&
-		(slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry) || storedTemplateHash(cj) != p.signed)
+	p.templateChanged = cj != nil && !templateSigned(cj, p.signed)
 	switch {
 	case p.templateChanged && (!ptr.Deref(cj.Spec.Suspend, false) || p.obs.templateWait == 0):
 		p.putBackTemplate = true
@@ -473,6 +466,13 @@ func (r *Reconciler) checkCreatedTemplate(ctx context.Context, p *pass) error {
 	return r.learnTemplate(ctx, p, storedTemplateHash(cj))
 }
 
+// templateSigned reports whether cj's job template is the one signed and
+// nothing more: no other manager's entry under spec.jobTemplate, and a
+// stored template of the signed hash.
+func templateSigned(cj *batchv1.CronJob, signed string) bool {
+	return !slices.ContainsFunc(cj.ManagedFields, foreignTemplateEntry) && storedTemplateHash(cj) == signed
+}
+
 // putBackTemplate puts back a job template that is not the one the
 // operator signed (see planTemplateHold), suspending the CronJob in the same
 // update, and records the repair with the backoff. Server-side apply never
@@ -596,7 +596,7 @@ func (r *Reconciler) removeImplants(ctx context.Context, p *pass) (templateRepai
 		return templateRepair{}, nil
 	}
 	before := provenance.TemplateHash(&live.Spec.JobTemplate.Spec.Template)
-	if !slices.ContainsFunc(live.ManagedFields, foreignTemplateEntry) && before == signed {
+	if templateSigned(live, signed) {
 		return templateRepair{cronJob: live}, nil
 	}
 	implants, managed, err := dropForeignTemplateFields(live.ManagedFields)
@@ -613,7 +613,7 @@ func (r *Reconciler) removeImplants(ctx context.Context, p *pass) (templateRepai
 	// Applied before as the task says but for the hold, the CronJob takes
 	// the held configuration's hash: the suspend this update makes is the
 	// operator's own.
-	unheld, err := p.unheldHash()
+	unheld, err := p.hashSuspended(p.unheldSuspend)
 	if err != nil {
 		return templateRepair{}, err
 	}
