@@ -6,12 +6,17 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,9 +28,10 @@ import (
 // TestScheduleTask_AJobTemplateFoughtOverIsNeverARunAndOtherRunsGoOn has a
 // co-tenant patch an annotation into an every-minute task's pod template ten
 // times a second across a fire time, with the real CronJob controller: no
-// Job of the patched template is recorded as a run, the CronJob ends with
-// the task's template and resumed, and another namespace's every-minute
-// task records its run of that fire time meanwhile.
+// Job of the patched template is recorded as a run and each is deleted, the
+// CronJob ends with the task's template and resumed, and another
+// namespace's every-minute task records its run of that fire time
+// meanwhile.
 func TestScheduleTask_AJobTemplateFoughtOverIsNeverARunAndOtherRunsGoOn(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
@@ -44,6 +50,12 @@ func TestScheduleTask_AJobTemplateFoughtOverIsNeverARunAndOtherRunsGoOn(t *testi
 	}
 	time.Sleep(time.Until(fire.Add(-10 * time.Second)))
 	const implantKey = "co-tenant.example.com/implant"
+	// Every Job of a patched template the CronJob controller makes, seen
+	// by listing often, since the operator deletes them within a pass.
+	implanted := watchJobs(t, attacked, func(j *batchv1.Job) bool {
+		_, ok := j.Spec.Template.Annotations[implantKey]
+		return ok
+	})
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for i := range 200 {
@@ -79,21 +91,64 @@ func TestScheduleTask_AJobTemplateFoughtOverIsNeverARunAndOtherRunsGoOn(t *testi
 	// CronJob is suspended while the template is contested, but the
 	// CronJob controller fires from its own cache, which under load can
 	// lag the hold by seconds: a Job it makes from such a view fails the
-	// signature check and is never recorded (the envtest twin,
+	// signature check, is never recorded, and is deleted with its pods
+	// (the envtest twin,
 	// TestScheduleTask_TenantPatchingTheJobTemplateInALoopCostsFewWritesAndNeverRuns,
 	// checks that no version of the CronJob that can fire holds the change).
-	implanted := map[string]bool{}
-	for _, j := range jobsOf(g, ctx, attacked) {
-		if _, ok := j.Spec.Template.Annotations[implantKey]; ok {
-			implanted[j.Name] = true
+	seen := implanted()
+	t.Logf("Jobs of the patched template: %v", seen)
+	g.Eventually(func(g Gomega) {
+		for name, uid := range seen {
+			job := &batchv1.Job{}
+			err := cluster.Client.Get(ctx, client.ObjectKey{Namespace: attacked, Name: name}, job)
+			g.Expect(apierrors.IsNotFound(err) || err == nil && job.UID != uid).To(BeTrue(),
+				"Job %s of the patched template is still there (err %v)", name, err)
 		}
-	}
-	t.Logf("Jobs of the patched template: %d", len(implanted))
+		g.Expect(unverifiedReports(g, ctx, attacked, "fought")).To(ContainElements(slices.Collect(maps.Keys(seen))))
+	}).WithTimeout(settleTimeout).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		for _, tr := range runsOf(g, ctx, attacked) {
 			if tr.Spec.JobRef != nil {
-				g.Expect(implanted).NotTo(HaveKey(tr.Spec.JobRef.Name), "run %s records a Job of the co-tenant's template", tr.Name)
+				g.Expect(seen).NotTo(HaveKey(tr.Spec.JobRef.Name), "run %s records a Job of the co-tenant's template", tr.Name)
 			}
 		}
 	}).WithTimeout(5 * time.Second).Should(Succeed())
+}
+
+// watchJobs lists the namespace's Jobs every 100 ms until the test ends,
+// keeping the name and UID of each that match; the returned function
+// reports them so far.
+func watchJobs(t *testing.T, ns string, match func(*batchv1.Job) bool) func() map[string]types.UID {
+	var mu sync.Mutex
+	found := map[string]types.UID{}
+	ctx, stop := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	t.Cleanup(func() { stop(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var l batchv1.JobList
+			if err := cluster.Client.List(ctx, &l, client.InNamespace(ns)); err == nil {
+				mu.Lock()
+				for i := range l.Items {
+					if match(&l.Items[i]) {
+						found[l.Items[i].Name] = l.Items[i].UID
+					}
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() map[string]types.UID {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(found)
+	}
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -112,12 +114,19 @@ func TestProvenance_ScheduledJobIsRecordedAndAForgedOneIsNot(t *testing.T) {
 	t.Logf("labels the API server added to the Job's pod template: %v", added)
 
 	// A Job a tenant makes under the CronJob, with its labels and
-	// signature but another image, is reported and never recorded.
+	// signature but another image, is reported, never recorded, and
+	// deleted with its pods (the garbage collector's work).
 	forged := jobFromTemplate(cj, "signed-forged")
 	forged.Spec.Template.Spec.Containers[0].Image = "evil.example.com/miner:1"
 	g.Expect(cluster.Client.Create(ctx, forged)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(unverifiedReports(g, ctx, ns, "signed")).To(ConsistOf(forged.Name))
+		err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(forged), &batchv1.Job{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the forged Job is still there (err %v)", err)
+		var pods corev1.PodList
+		g.Expect(cluster.Client.List(ctx, &pods, client.InNamespace(ns),
+			client.MatchingLabels{batchv1.ControllerUidLabel: string(forged.UID)})).To(Succeed())
+		g.Expect(pods.Items).To(BeEmpty())
 	}).WithTimeout(settleTimeout).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		g.Expect(recordedJobs(g, ctx, ns)).NotTo(ContainElement(forged.Name))

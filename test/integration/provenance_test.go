@@ -105,8 +105,30 @@ func TestScheduleTask_ForgedJobIsNotRecordedAndIsReportedOnce(t *testing.T) {
 	})
 	reports := eventsAbout(g, ns, st.Name, "UnverifiedJob")
 	g.Expect(reports).To(ContainElement(And(HavePrefix(unsigned.Name+": "), ContainSubstring("no signature"))))
-	g.Expect(reports).To(ContainElement(And(HavePrefix(otherImage.Name+": "),
-		ContainSubstring("not one the operator rendered"))))
+	g.Expect(reports).To(ContainElement(And(HavePrefix(otherImage.Name+": "), HaveSuffix(": Deleted Job "+
+		otherImage.Name+" of CronJob guarded, not recorded as a run: its pod template is not one the operator "+
+		"rendered for this task; it was made while the job template held someone else's change"))))
+
+	// The Jobs of a changed template under the task's signature are deleted
+	// (unfinished, they would run the change as the task); a Job without
+	// the signature is only reported, the genuine one stays.
+	expectJobs(g, ns, map[string]bool{
+		otherImage.Name: false, hostNet.Name: false, unsigned.Name: true, genuine.Name: true})
+}
+
+// expectJobs checks which of the namespace's Jobs exist (true) and which
+// are gone or going (false).
+func expectJobs(g Gomega, ns string, want map[string]bool) {
+	got := map[string]bool{}
+	for name := range want {
+		var job batchv1.Job
+		err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &job)
+		if client.IgnoreNotFound(err) != nil {
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+		got[name] = err == nil && job.DeletionTimestamp.IsZero()
+	}
+	g.Expect(got).To(Equal(want))
 }
 
 func TestScheduleTask_JobOfAnotherTasksTemplateIsNotRecorded(t *testing.T) {
@@ -172,6 +194,10 @@ func TestScheduleTask_JobFromTheTemplateBeforeAnEditIsStillRecorded(t *testing.T
 		}
 		g.Expect(recorded).To(Equal(map[string]bool{old.Name: true, current.Name: true}))
 		g.Expect(eventsAbout(g, ns, st.Name, "UnverifiedJob")).To(ConsistOf(HavePrefix(mixed.Name + ": ")))
+		// The mix carries the signature the template carries now over
+		// another template: deleted as an implant's Job. The Job of the
+		// template before the edit stays.
+		expectJobs(g, ns, map[string]bool{old.Name: true, current.Name: true, mixed.Name: false})
 	}, timeout, poll).Should(Succeed())
 }
 

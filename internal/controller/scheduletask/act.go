@@ -20,7 +20,7 @@ import (
 )
 
 // act applies the pass's CronJob and, once it stands, reports the Jobs
-// that failed the proof of origin and takes the pass's steps in order,
+// that failed the proof of origin (deleting those made from an implant) and takes the pass's steps in order,
 // stopping at the first that fails: the next pass plans again from what is
 // then observed. Each step done is counted in the runs the status is
 // rebuilt from (pass.done).
@@ -31,7 +31,9 @@ func (r *Reconciler) act(ctx context.Context, p *pass) error {
 		return err
 	}
 	for _, u := range p.unverified {
-		r.reportUnverifiedJob(ctx, p, u)
+		if err := r.reportUnverifiedJob(ctx, p, u); err != nil {
+			return err
+		}
 	}
 	for _, s := range p.steps {
 		if err := r.take(ctx, p, s); err != nil {
@@ -200,10 +202,29 @@ func (r *Reconciler) start(ctx context.Context, p *pass, s *step) error {
 }
 
 // reportUnverifiedJob sends a Warning event on the task about a Job that
-// failed the proof of origin, once per Job.
-func (r *Reconciler) reportUnverifiedJob(ctx context.Context, p *pass, u unverifiedJob) {
+// failed the proof of origin, once per Job, and deletes the Job when it was
+// made from an implant (madeFromImplant), with its pods.
+func (r *Reconciler) reportUnverifiedJob(ctx context.Context, p *pass, u unverifiedJob) error {
+	log := ctrl.LoggerFrom(ctx).WithValues("job", klog.KObj(u.job), "problem", u.problem)
+	if !u.delete {
+		r.unverifiedJobs.Remember(u.job.UID, struct{}{})
+		log.Info("Not recording a Job that claims the task without proof")
+		p.event(u.job, corev1.EventTypeWarning, EventUnverifiedJob, "Record",
+			"Job %s is controlled by CronJob %s but is not recorded as a run: %s", u.job.Name, p.task.Name, u.problem)
+		return nil
+	}
+	log.Info("Deleting a Job made from a job template someone else changed")
+	err := r.Delete(ctx, u.job, client.PropagationPolicy(metav1.DeletePropagationBackground),
+		client.Preconditions{UID: &u.job.UID})
+	if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("delete Job %s: %w", u.job.Name, err)
+	}
+	r.deletedJobs.Remember(u.job.UID, struct{}{})
 	r.unverifiedJobs.Remember(u.job.UID, struct{}{})
-	ctrl.LoggerFrom(ctx).Info("Not recording a Job that claims the task without proof", "job", klog.KObj(u.job), "problem", u.problem)
-	p.event(u.job, corev1.EventTypeWarning, EventUnverifiedJob, "Record",
-		"Job %s is controlled by CronJob %s but is not recorded as a run: %s", u.job.Name, p.task.Name, u.problem)
+	if err == nil {
+		p.event(u.job, corev1.EventTypeWarning, EventUnverifiedJob, "Delete",
+			"Deleted Job %s of CronJob %s, not recorded as a run: %s; it was made while the job template held "+
+				"someone else's change", u.job.Name, p.task.Name, u.problem)
+	}
+	return nil
 }

@@ -60,8 +60,9 @@ type Reconciler struct {
 
 	// applier applies the task's CronJob, writing only on change.
 	applier apply.Applier
-	// deletedJobs remembers the Jobs whose runs retention deleted, so that a
-	// stale cache still showing one does not get it recorded again.
+	// deletedJobs remembers the Jobs whose runs retention deleted, and those
+	// made from an implant (madeFromImplant), so that a stale cache still
+	// showing one does not get it recorded or deleted again.
 	deletedJobs expectations.Expectations[types.UID, struct{}]
 	// writes tells a cached task that this manager's writes have replaced.
 	writes expectations.OwnWrites

@@ -145,6 +145,9 @@ type step struct {
 type unverifiedJob struct {
 	job     *batchv1.Job
 	problem string
+	// delete: the Job is unfinished and was made from the task's CronJob
+	// while its job template held someone else's change (madeFromImplant).
+	delete bool
 }
 
 // note is a decision of the plan, for the log.
@@ -260,7 +263,8 @@ func taskRef(task *platformv1.ScheduleTask) *metav1.OwnerReference {
 // CronJob (which anyone who may create Jobs can claim) and carrying a pod
 // template the operator signed for this task (which nobody without the key
 // can make). A Job that claims the task and fails the proof is reported once
-// and never recorded, manual or scheduled.
+// and never recorded, manual or scheduled; one made from an implant in the
+// CronJob's template is deleted too (madeFromImplant).
 func (p *pass) planRecords(runs *projection) {
 	cj := p.obs.cronJob
 	if cj == nil {
@@ -276,8 +280,9 @@ func (p *pass) planRecords(runs *projection) {
 			continue // recorded (also by a version that did not sign)
 		}
 		if problem := verifyJob(p.signer, p.task, job); problem != "" {
-			if !p.obs.reported[job.UID] {
-				p.unverified = append(p.unverified, unverifiedJob{job: job, problem: problem})
+			implant := p.madeFromImplant(job)
+			if implant || !p.obs.reported[job.UID] {
+				p.unverified = append(p.unverified, unverifiedJob{job: job, problem: problem, delete: implant})
 			}
 			continue
 		}

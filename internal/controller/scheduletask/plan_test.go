@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -352,19 +353,70 @@ func TestWorld_FreshTurnsFalseWithoutASuccessAndBackWithOne(t *testing.T) {
 	}
 }
 
-func TestWorld_AJobWithoutTheSignatureIsReportedOnceAndNeverRecorded(t *testing.T) {
+func TestWorld_AJobThatFailsTheProofIsReportedOnceAndNeverRecorded(t *testing.T) {
+	// Each Job claims the task's CronJob; only the implant (the task's
+	// signature now over a changed pod template, unfinished) is deleted.
+	implant := func(_ *world, job *batchv1.Job) { job.Spec.Template.Spec.Containers[0].Image = "evil:latest" }
+	for _, tc := range []struct {
+		name    string
+		forge   func(w *world, job *batchv1.Job)
+		deleted bool
+	}{
+		{name: "made from an implant in the template", forge: implant, deleted: true},
+		{name: "an implant's Job that has finished", forge: func(w *world, job *batchv1.Job) {
+			implant(w, job)
+			testutil.CompleteJob(job, w.now, w.now)
+		}},
+		{name: "without a signature", forge: func(w *world, job *batchv1.Job) {
+			implant(w, job)
+			delete(job.Annotations, provenance.SignatureAnnotation)
+		}},
+		{name: "signed under a key since replaced", forge: func(w *world, job *batchv1.Job) {
+			old, err := provenance.NewSigner([]byte("a key the operator held before now"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			job.Annotations[provenance.SignatureAnnotation] = old.Sign(w.task.UID, provenance.TemplateHash(&job.Spec.Template))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, testutil.NewScheduleTask("team-a", "report", testutil.WithSchedule("0 0 * * *")))
+			w.run(10 * time.Second)
+			forged := testutil.JobFromCronJob(w.cronJob, w.now)
+			forged.Name = "implant"
+			w.createJob(forged)
+			tc.forge(w, forged)
+			w.run(2 * time.Minute)
+			if len(w.runs) != 0 {
+				t.Errorf("runs %v recorded from a Job the operator did not sign", w.runs)
+			}
+			if got := w.eventsOf(EventUnverifiedJob); len(got) != 1 {
+				t.Errorf("UnverifiedJob events %q, want one", got)
+			}
+			if _, kept := w.jobs["implant"]; kept == tc.deleted {
+				t.Errorf("Job kept: %v, want %v", kept, !tc.deleted)
+			}
+		})
+	}
+}
+
+func TestWorld_AJobOfTheTemplateBeforeAnEditIsRecordedNotDeleted(t *testing.T) {
 	w := newWorld(t, testutil.NewScheduleTask("team-a", "report", testutil.WithSchedule("0 0 * * *")))
 	w.run(10 * time.Second)
-	forged := testutil.JobFromCronJob(w.cronJob, w.now)
-	forged.Name = "implant"
-	forged.Spec.Template.Spec.Containers[0].Image = "evil:latest"
-	w.createJob(forged)
+	before := testutil.JobFromCronJob(w.cronJob, w.now)
+	before.Name = "report-before-edit"
+	w.createJob(before)
+	w.task.Spec.Image = "registry.example.com/report:v2"
+	w.task.Generation++
 	w.run(2 * time.Minute)
-	if len(w.runs) != 0 {
-		t.Errorf("runs %v recorded from a Job the operator did not sign", w.runs)
+	if _, kept := w.jobs[before.Name]; !kept {
+		t.Error("the Job of the template before the edit was deleted")
 	}
-	if got := w.eventsOf(EventUnverifiedJob); len(got) != 1 {
-		t.Errorf("UnverifiedJob events %q, want one", got)
+	if got := w.eventsOf(EventUnverifiedJob); len(got) != 0 {
+		t.Errorf("UnverifiedJob events %q, want none", got)
+	}
+	if len(w.runs) != 1 {
+		t.Errorf("runs %v, want the Job of the template before the edit recorded", w.runs)
 	}
 }
 

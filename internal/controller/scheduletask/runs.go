@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/jobutil"
 	"github.com/example/platform-operator/internal/objstatus"
 	"github.com/example/platform-operator/internal/provenance"
 	"github.com/example/platform-operator/internal/schedule"
@@ -119,6 +120,26 @@ func verifyJob(signer *provenance.Signer, task *platformv1.ScheduleTask, job *ba
 		return "its pod template is not one the operator rendered for this task"
 	}
 	return ""
+}
+
+// madeFromImplant reports whether job, which failed the proof, is an
+// unfinished Job made from the task's CronJob while its job template held
+// someone else's change: it carries the signature the operator puts on the
+// task's job template now (the template's metadata, which every Job made
+// from it inherits) over a pod template that is not the one signed. The
+// hold (planTemplateHold) keeps such a template from firing, but the CronJob
+// controller fires from its own cache, which can lag the hold by seconds
+// under load; such a Job would run the change under the task's name, so
+// it is deleted, as the CronJob controller deletes the Jobs it controls
+// that its policies end. A Job without a signature, or with another one (a
+// template the task had before, a key since replaced), is only reported:
+// nothing shows it was made from a template the operator holds now.
+func (p *pass) madeFromImplant(job *batchv1.Job) bool {
+	sig := job.Annotations[provenance.SignatureAnnotation]
+	if finished, _ := jobutil.Finished(job); finished || sig == "" || p.jobTemplate == nil {
+		return false
+	}
+	return sig == p.jobTemplate.Annotations[provenance.SignatureAnnotation]
 }
 
 // runJobName is the name of the Job the operator starts for a run: a

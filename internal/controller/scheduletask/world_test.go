@@ -272,6 +272,11 @@ func (w *world) pass() bool {
 	wrote := w.applyCronJob(p)
 	for _, u := range p.unverified {
 		w.reported[u.job.UID] = true
+		if u.delete {
+			w.deleted[u.job.UID] = true
+			w.deleteJob(u.job.Name)
+			wrote = true
+		}
 		p.event(u.job, corev1.EventTypeWarning, EventUnverifiedJob, "Record", "Job %s: %s", u.job.Name, u.problem)
 	}
 	ok := true
