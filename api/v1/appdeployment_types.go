@@ -12,7 +12,7 @@ import (
 )
 
 // StrategyType is how a new version of an application is released.
-// +kubebuilder:validation:Enum=rolling;recreate;canary
+// +kubebuilder:validation:Enum=rolling;recreate;canary;blueGreen
 type StrategyType string
 
 const (
@@ -24,6 +24,10 @@ const (
 	// StrategyCanary gives the new version a share of the pods first and
 	// promotes it step by step.
 	StrategyCanary StrategyType = "canary"
+	// StrategyBlueGreen runs the new version at full size beside the old
+	// one, behind a preview Service, and switches the application's Service
+	// to it in one write.
+	StrategyBlueGreen StrategyType = "blueGreen"
 )
 
 // Approval says who completes a canary step once its other conditions hold.
@@ -227,12 +231,16 @@ const (
 	TrackLabel = "platform.example.com/track"
 	// RevisionLabel is the hash of the pod template.
 	RevisionLabel = "platform.example.com/revision"
-	// TrackStable and TrackCanary are the values of TrackLabel.
-	TrackStable = "stable"
-	TrackCanary = "canary"
-	// CanarySuffix ends the name of the canary Deployment; admission refuses
-	// AppDeployment names that end with it.
-	CanarySuffix = "-canary"
+	// TrackStable, TrackCanary and TrackPreview are the values of
+	// TrackLabel: a blue-green release's new version runs as the preview.
+	TrackStable  = "stable"
+	TrackCanary  = "canary"
+	TrackPreview = "preview"
+	// CanarySuffix ends the name of the canary Deployment, PreviewSuffix
+	// that of a blue-green release's preview Deployment and Service;
+	// admission refuses AppDeployment names that end with either.
+	CanarySuffix  = "-canary"
+	PreviewSuffix = "-preview"
 
 	// PromoteAnnotation, AbortAnnotation and RetryAnnotation each ask for
 	// one action when set to a value not acted on before; the status's
@@ -271,6 +279,9 @@ const (
 	// DefaultProviderErrorGraceSeconds is providerErrorGraceSeconds when
 	// unset.
 	DefaultProviderErrorGraceSeconds int32 = 300
+	// DefaultScaleDownDelaySeconds is a blue-green release's
+	// scaleDownDelaySeconds when unset.
+	DefaultScaleDownDelaySeconds int32 = 30
 	// MaxRequestValueLength is the longest value of a request annotation.
 	MaxRequestValueLength = 63
 )
@@ -541,12 +552,13 @@ type Analysis struct {
 
 // Strategy is how a new version is released.
 // +kubebuilder:validation:XValidation:rule="(has(self.type) && self.type == 'canary') || (!has(self.canaryPercent) && !has(self.steps) && !has(self.canaryCriteria) && !has(self.analysis))",message="canaryPercent, steps, canaryCriteria and analysis apply only to type canary"
+// +kubebuilder:validation:XValidation:rule="!has(self.blueGreen) || (has(self.type) && self.type == 'blueGreen')",message="blueGreen applies only to type blueGreen",fieldPath=".blueGreen"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'canary' || has(self.canaryPercent) != has(self.steps)",message="a canary needs exactly one of canaryPercent or steps"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'rolling' || (!has(self.maxSurge) && !has(self.maxUnavailable))",message="maxSurge and maxUnavailable apply only to type rolling"
 // +kubebuilder:validation:XValidation:rule="!has(self.trafficRouting) || (has(self.type) && self.type == 'canary')",message="trafficRouting applies only to type canary",fieldPath=".trafficRouting"
 // +kubebuilder:validation:XValidation:rule="has(self.trafficRouting) || !has(self.steps) || self.steps.all(s, !has(s.canaryReplicas) && !has(s.headerRoute))",message="canaryReplicas and headerRoute need trafficRouting: without a router the canary's share of requests is its share of the pods",fieldPath=".steps"
 type Strategy struct {
-	// type is rolling (the default), recreate or canary.
+	// type is rolling (the default), recreate, canary or blueGreen.
 	// +optional
 	// +default="rolling"
 	Type StrategyType `json:"type,omitempty"`
@@ -599,6 +611,68 @@ type Strategy struct {
 	// its share of the pods behind the one Service.
 	// +optional
 	TrafficRouting TrafficRouting `json:"trafficRouting,omitzero"`
+
+	// blueGreen tunes a blue-green release (type blueGreen).
+	// +optional
+	BlueGreen BlueGreenStrategy `json:"blueGreen,omitzero"`
+}
+
+// BlueGreenStrategy tunes a blue-green release: the new version runs at
+// full size in the Deployment <name>-preview, behind the Service
+// <name>-preview, while the Service <name> keeps selecting the stable
+// pods. Promotion switches the Service <name> to the preview's pods in one
+// write and keeps the old pods, still running, for scaleDownDelaySeconds
+// while postPromotionAnalysis runs (a failure switches back); then the
+// stable Deployment takes the new version, the Service returns to it once
+// it is ready, and the preview goes. Unset, every setting has its default.
+// +kubebuilder:validation:MinProperties=1
+type BlueGreenStrategy struct {
+	// autoPromotionSeconds is how long the preview's pods run, ready, before
+	// promotion starts by itself (once prePromotionAnalysis has passed).
+	// Unset: promotion waits for `kubectl appdeploy promote` (0 to 86400).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	AutoPromotionSeconds *int32 `json:"autoPromotionSeconds,omitempty"`
+
+	// scaleDownDelaySeconds is how long the old pods keep running after the
+	// switch, ready to be switched back to, while postPromotionAnalysis
+	// runs (0 to 86400; 30 when unset).
+	// +optional
+	// +default=30
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	ScaleDownDelaySeconds *int32 `json:"scaleDownDelaySeconds,omitempty"`
+
+	// prePromotionAnalysis judges the preview's pods before the switch,
+	// on the requests the preview Service gets.
+	// +optional
+	PrePromotionAnalysis BlueGreenAnalysis `json:"prePromotionAnalysis,omitzero"`
+
+	// postPromotionAnalysis judges the new version's pods after the
+	// switch, on all the application's requests; a failure switches the
+	// Service back to the old pods.
+	// +optional
+	PostPromotionAnalysis BlueGreenAnalysis `json:"postPromotionAnalysis,omitzero"`
+}
+
+// BlueGreenAnalysis is what one side of a blue-green switch is judged by:
+// criteria of the canary's kind, measured with the same settings.
+type BlueGreenAnalysis struct {
+	// criteria are the checks the new version's pods must pass, measured in
+	// Prometheus. At most 10.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, (has(b.name) ? b.name : b.metric) == (has(a.name) ? a.name : a.metric)))",message="criteria names must be unique (a metric's criterion is named after its metric unless name is set)"
+	// ---
+	// Exception to kube-api-linter's arrayofstruct, as for canaryCriteria.
+	Criteria []CanaryCriterion `json:"criteria,omitempty"` //nolint:kubeapilinter // one of metric or query, see canaryCriteria
+
+	// analysis tunes how criteria are measured.
+	// +optional
+	Analysis Analysis `json:"analysis,omitzero"`
 }
 
 // TrafficRouting says which router moves a canary's requests.
@@ -716,6 +790,7 @@ type WorkloadStatus struct {
 // +kubebuilder:validation:XValidation:rule="has(self.image) != has(self.workloadRef)",message="exactly one of image and workloadRef must be set",fieldPath=".image"
 // +kubebuilder:validation:XValidation:rule="!has(self.workloadRef) || !has(self.template)",message="must not be set with workloadRef: the pod template is the referenced Deployment's",fieldPath=".template"
 // +kubebuilder:validation:XValidation:rule="!has(self.strategy) || !has(self.strategy.trafficRouting) || has(self.port)",message="trafficRouting needs port: the route sends to the Services that expose it",fieldPath=".port"
+// +kubebuilder:validation:XValidation:rule="!has(self.strategy) || !has(self.strategy.type) || self.strategy.type != 'blueGreen' || has(self.port)",message="blueGreen needs port: promotion switches the Service that exposes it",fieldPath=".port"
 type AppDeploymentSpec struct {
 	// image is the container image, e.g. harbor.example.com/shop:v1.2.3. At
 	// most 512 characters. Exactly one of image and workloadRef is set.
@@ -884,7 +959,12 @@ type CanaryStepStatus struct {
 	PauseUntil *metav1.Time `json:"pauseUntil,omitempty"`
 }
 
-// CanaryStatus is the canary in progress.
+// CanaryStatus is the canary in progress, or the blue-green release: its
+// new version's pods are the preview's, and its steps are two, the preview
+// (prePromotionAnalysis, then autoPromotionSeconds or a promote) and the
+// switch (postPromotionAnalysis while the old pods wait
+// scaleDownDelaySeconds); the index is 2 while the stable Deployment takes
+// the new version.
 type CanaryStatus struct {
 	// revision is the canary's pod template hash.
 	// +optional
@@ -935,6 +1015,13 @@ type CanaryStatus struct {
 	// route is the HTTPRoute a weighted canary moves, as last read.
 	// +optional
 	Route RouteStatus `json:"route,omitzero"`
+
+	// active is, in a blue-green release, the track whose pods the Service
+	// <name> selects, as last read: stable before the switch, preview
+	// after it until the stable Deployment runs the new version.
+	// +optional
+	// +kubebuilder:validation:Enum=stable;preview
+	Active string `json:"active,omitempty"`
 }
 
 // RouteStatus is the HTTPRoute of a weighted canary as the operator last
@@ -1319,7 +1406,7 @@ type AppDeploymentStatus struct {
 	// +kubebuilder:validation:MaxLength=63
 	CurrentRevision string `json:"currentRevision,omitempty"`
 
-	// canary is the canary in progress, if any.
+	// canary is the canary, or the blue-green release, in progress, if any.
 	// +optional
 	Canary *CanaryStatus `json:"canary,omitempty"`
 

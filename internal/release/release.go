@@ -45,11 +45,50 @@ func Replicas(spec *platformv1.AppDeploymentSpec) int32 {
 	return ptr.Deref(spec.Replicas, 1)
 }
 
-// Steps are the canary's steps as the controller follows them: canaryPercent
-// is one step of that weight, and each step's approval is filled in (Manual
-// when nothing judges the step, that is no criteria and no pause; Auto
-// otherwise). Nil when the strategy is not a canary.
+// Progressive reports whether the strategy releases a new version beside
+// the old one, step by step: a canary or a blue-green release.
+func Progressive(s *platformv1.Strategy) bool {
+	return s.Type == platformv1.StrategyCanary || s.Type == platformv1.StrategyBlueGreen
+}
+
+// Track is the track of a progressive release's new pods: the canary's, or
+// a blue-green release's preview; "" for the other strategies.
+func Track(s *platformv1.Strategy) string {
+	switch s.Type {
+	case platformv1.StrategyCanary:
+		return platformv1.TrackCanary
+	case platformv1.StrategyBlueGreen:
+		return platformv1.TrackPreview
+	}
+	return ""
+}
+
+// Blue-green steps: the preview runs beside the stable pods, then the
+// Service selects it while the old pods wait.
+const (
+	BlueGreenPreview  int32 = 0
+	BlueGreenSwitched int32 = 1
+)
+
+// Steps are the release's steps as the controller follows them: a canary's
+// canaryPercent is one step of that weight, and each step's approval is
+// filled in (Manual when nothing judges the step, that is no criteria and
+// no pause; Auto otherwise). A blue-green release has two: the preview
+// (weight 0: no request of the application's Service reaches it), which
+// lasts autoPromotionSeconds once ready or, unset, waits for a promote; and
+// the switch (weight 100), which lasts scaleDownDelaySeconds. Nil for the
+// other strategies.
 func Steps(s *platformv1.Strategy) []platformv1.CanaryStep {
+	if s.Type == platformv1.StrategyBlueGreen {
+		bg := &s.BlueGreen
+		preview := platformv1.CanaryStep{Weight: 0, PauseSeconds: bg.AutoPromotionSeconds, Approval: platformv1.ApprovalAuto}
+		if bg.AutoPromotionSeconds == nil {
+			preview.Approval = platformv1.ApprovalManual
+		}
+		delay := ptr.Deref(bg.ScaleDownDelaySeconds, platformv1.DefaultScaleDownDelaySeconds)
+		return []platformv1.CanaryStep{preview,
+			{Weight: 100, PauseSeconds: &delay, Approval: platformv1.ApprovalAuto}}
+	}
 	if s.Type != platformv1.StrategyCanary {
 		return nil
 	}
@@ -68,6 +107,35 @@ func Steps(s *platformv1.Strategy) []platformv1.CanaryStep {
 		}
 	}
 	return out
+}
+
+// Criteria are the checks step i of the release must pass: a canary's
+// canaryCriteria at every step, a blue-green release's prePromotionAnalysis
+// on the preview and postPromotionAnalysis after the switch.
+func Criteria(s *platformv1.Strategy, i int32) []platformv1.CanaryCriterion {
+	switch {
+	case s.Type == platformv1.StrategyCanary:
+		return s.CanaryCriteria
+	case s.Type != platformv1.StrategyBlueGreen:
+		return nil
+	case i == BlueGreenPreview:
+		return s.BlueGreen.PrePromotionAnalysis.Criteria
+	case i == BlueGreenSwitched:
+		return s.BlueGreen.PostPromotionAnalysis.Criteria
+	}
+	return nil
+}
+
+// AnalysisOf is how step i's criteria are measured: a canary's analysis,
+// or a blue-green release's of the analysis that holds them.
+func AnalysisOf(s *platformv1.Strategy, i int32) *platformv1.Analysis {
+	if s.Type == platformv1.StrategyBlueGreen {
+		if i == BlueGreenSwitched {
+			return &s.BlueGreen.PostPromotionAnalysis.Analysis
+		}
+		return &s.BlueGreen.PrePromotionAnalysis.Analysis
+	}
+	return &s.Analysis
 }
 
 // CanaryReplicas is how many canary pods a weight (percent) of replicas

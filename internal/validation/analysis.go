@@ -6,6 +6,7 @@ package validation
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -30,6 +31,9 @@ const (
 // rollout runs.
 func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion, qs queryScope) field.ErrorList {
 	errs := tooMany(path, len(criteria), platformv1.MaxCanaryCriteria)
+	// The list's own name (canaryCriteria, or a blue-green analysis's
+	// criteria), for naming another entry of it.
+	list := path.String()[strings.LastIndex(path.String(), ".")+1:]
 	seen := map[string]int{}
 	for i, c := range criteria {
 		p := path.Index(i)
@@ -37,8 +41,8 @@ func canaryCriteria(path *field.Path, criteria []platformv1.CanaryCriterion, qs 
 		name := analysis.CriterionName(c)
 		if j, dup := seen[name]; dup && name != "" {
 			errs = append(errs, field.Invalid(p.Child("name"), name,
-				fmt.Sprintf("criteria names must be unique: canaryCriteria[%d] is also %s "+
-					"(a metric's criterion is named after its metric unless name is set)", j, name)))
+				fmt.Sprintf("criteria names must be unique: %s[%d] is also %s "+
+					"(a metric's criterion is named after its metric unless name is set)", list, j, name)))
 		}
 		seen[name] = i
 	}

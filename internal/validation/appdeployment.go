@@ -38,6 +38,9 @@ func AppDeployment(ad *platformv1.AppDeployment, scope analysis.Scope) (field.Er
 	switch {
 	case strings.HasSuffix(ad.Name, platformv1.CanarySuffix):
 		errs = append(errs, field.Invalid(name, ad.Name, "must not end with -canary: that name is the canary Deployment's"))
+	case strings.HasSuffix(ad.Name, platformv1.PreviewSuffix):
+		errs = append(errs, field.Invalid(name, ad.Name,
+			"must not end with -preview: that name is the preview Deployment's and Service's of a blue-green release"))
 	case ad.Name != "":
 		for _, msg := range k8svalidation.IsDNS1035Label(ad.Name) {
 			errs = append(errs, field.Invalid(name, ad.Name, msg+" (the name is the Service's and a label value)"))
@@ -79,6 +82,10 @@ func AppDeployment(ad *platformv1.AppDeployment, scope analysis.Scope) (field.Er
 			fmt.Sprintf("must be less than progressDeadlineSeconds (%d)", deadline)))
 	}
 	errs = append(errs, strategy(spec.Child("strategy"), &s.Strategy, queryScope{scope, ad.Namespace})...)
+	if s.Strategy.Type == platformv1.StrategyBlueGreen && s.Port == 0 {
+		errs = append(errs, field.Required(spec.Child("port"),
+			"blueGreen needs port: promotion switches the Service that exposes it"))
+	}
 	switch s.Rollback.OnFailure {
 	case "", platformv1.FailureRollback, platformv1.FailurePause:
 	default:
@@ -94,6 +101,9 @@ func AppDeployment(ad *platformv1.AppDeployment, scope analysis.Scope) (field.Er
 		corev1.RestartPolicyAlways)...)
 	if len(errs) > 0 {
 		return errs, nil
+	}
+	if s.Strategy.Type != platformv1.StrategyCanary {
+		return nil, nil
 	}
 	return nil, canaryWarnings(s)
 }
@@ -139,10 +149,13 @@ func strategy(path *field.Path, st *platformv1.Strategy, qs queryScope) field.Er
 	switch typ {
 	case "":
 		typ = platformv1.StrategyRolling
-	case platformv1.StrategyRolling, platformv1.StrategyRecreate, platformv1.StrategyCanary:
+	case platformv1.StrategyRolling, platformv1.StrategyRecreate, platformv1.StrategyCanary, platformv1.StrategyBlueGreen:
 	default:
 		return field.ErrorList{oneOf(path.Child("type"), string(st.Type),
-			platformv1.StrategyRolling, platformv1.StrategyRecreate, platformv1.StrategyCanary)}
+			platformv1.StrategyRolling, platformv1.StrategyRecreate, platformv1.StrategyCanary, platformv1.StrategyBlueGreen)}
+	}
+	if typ != platformv1.StrategyBlueGreen && !isZeroBlueGreen(&st.BlueGreen) {
+		errs = append(errs, field.Forbidden(path.Child("blueGreen"), "applies only to type blueGreen"))
 	}
 	if typ != platformv1.StrategyRolling {
 		errs = append(errs, onlyWith(path, "rolling", []setField{
@@ -150,6 +163,9 @@ func strategy(path *field.Path, st *platformv1.Strategy, qs queryScope) field.Er
 	} else if isZero(st.MaxSurge) && isZero(st.MaxUnavailable) && st.MaxSurge != nil && st.MaxUnavailable != nil {
 		errs = append(errs, field.Invalid(path.Child("maxUnavailable"), st.MaxUnavailable.String(),
 			"may not be 0 when maxSurge is 0: the update could never make progress"))
+	}
+	if typ == platformv1.StrategyBlueGreen {
+		errs = append(errs, blueGreen(path.Child("blueGreen"), &st.BlueGreen, qs)...)
 	}
 	if typ != platformv1.StrategyCanary {
 		return append(errs, onlyWith(path, "canary", []setField{
@@ -186,6 +202,35 @@ func strategy(path *field.Path, st *platformv1.Strategy, qs queryScope) field.Er
 	}
 	errs = append(errs, canaryCriteria(path.Child("canaryCriteria"), st.CanaryCriteria, qs)...)
 	return append(errs, analysisSpec(path.Child("analysis"), &st.Analysis)...)
+}
+
+// blueGreen checks a blue-green release's settings and the criteria of
+// both its analyses.
+func blueGreen(path *field.Path, bg *platformv1.BlueGreenStrategy, qs queryScope) field.ErrorList {
+	errs := inRange(path.Child("autoPromotionSeconds"), bg.AutoPromotionSeconds, 0, 86400)
+	errs = append(errs, inRange(path.Child("scaleDownDelaySeconds"), bg.ScaleDownDelaySeconds, 0, 86400)...)
+	for _, a := range []struct {
+		name string
+		a    *platformv1.BlueGreenAnalysis
+	}{{"prePromotionAnalysis", &bg.PrePromotionAnalysis}, {"postPromotionAnalysis", &bg.PostPromotionAnalysis}} {
+		if len(a.a.Criteria) == 0 && a.a.Analysis == (platformv1.Analysis{}) {
+			continue // unset
+		}
+		p := path.Child(a.name)
+		if len(a.a.Criteria) == 0 {
+			errs = append(errs, field.Required(p.Child("criteria"), "an analysis needs at least one criterion"))
+		}
+		errs = append(errs, canaryCriteria(p.Child("criteria"), a.a.Criteria, qs)...)
+		errs = append(errs, analysisSpec(p.Child("analysis"), &a.a.Analysis)...)
+	}
+	return errs
+}
+
+// isZeroBlueGreen reports whether no blue-green setting is set.
+func isZeroBlueGreen(bg *platformv1.BlueGreenStrategy) bool {
+	return bg.AutoPromotionSeconds == nil && bg.ScaleDownDelaySeconds == nil &&
+		len(bg.PrePromotionAnalysis.Criteria) == 0 && bg.PrePromotionAnalysis.Analysis == (platformv1.Analysis{}) &&
+		len(bg.PostPromotionAnalysis.Criteria) == 0 && bg.PostPromotionAnalysis.Analysis == (platformv1.Analysis{})
 }
 
 // isZero reports whether a maxSurge or maxUnavailable is 0 or 0%.
@@ -273,7 +318,7 @@ func workloadRef(spec *field.Path, ad *platformv1.AppDeployment) field.ErrorList
 	}
 	ref := spec.Child("workloadRef", "name")
 	switch name := s.WorkloadRef.Name; name {
-	case ad.Name, ad.Name + platformv1.CanarySuffix:
+	case ad.Name, ad.Name + platformv1.CanarySuffix, ad.Name + platformv1.PreviewSuffix:
 		errs = append(errs, field.Invalid(ref, name,
 			"names one of the AppDeployment's own Deployments; give the AppDeployment another name than the Deployment it adopts"))
 	default:

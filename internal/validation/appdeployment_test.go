@@ -56,7 +56,7 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 		{"negative replicas", func(a *app) { a.Spec.Replicas = ptr.To[int32](-1) }, "spec.replicas: must be at least 0 (-1)"},
 		{"too many replicas", func(a *app) { a.Spec.Replicas = ptr.To[int32](101) }, "spec.replicas: must be at most 100 (101)"},
 		{"port", func(a *app) { a.Spec.Port = 70000 }, "spec.port: must be at most 65535 (70000)"},
-		{"strategy type", func(a *app) { a.Spec.Strategy.Type = "blue-green" }, `spec.strategy.type: must be one of "rolling", "recreate", "canary" ("blue-green")`},
+		{"strategy type", func(a *app) { a.Spec.Strategy.Type = "blue-green" }, `spec.strategy.type: must be one of "rolling", "recreate", "canary", "blueGreen" ("blue-green")`},
 		{"canaryPercent without canary", func(a *app) {
 			a.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyRolling, CanaryPercent: 30}
 		}, "spec.strategy.canaryPercent: applies only to type canary"},
@@ -144,6 +144,46 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 				Annotations: map[string]string{"big": strings.Repeat("x", 65536)}}}
 		}, `spec.template: must hold at most 65536 bytes as JSON (`},
 	}
+	blueGreen := func(a *app) *platformv1.BlueGreenStrategy {
+		a.Spec.Port = 8080
+		a.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyBlueGreen, BlueGreen: platformv1.BlueGreenStrategy{
+			PrePromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: []platformv1.CanaryCriterion{
+				{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}}},
+		}}
+		return &a.Spec.Strategy.BlueGreen
+	}
+	tests = append(tests, []struct {
+		name   string
+		mutate func(*app)
+		want   string
+	}{
+		{"preview name", func(a *app) { blueGreen(a); a.Name = "shop-preview" }, "metadata.name: must not end with -preview"},
+		{"blue-green without a port", func(a *app) { blueGreen(a); a.Spec.Port = 0 }, "spec.port: is required: blueGreen needs port"},
+		{"blueGreen on a canary", func(a *app) {
+			a.Spec.Strategy.BlueGreen.ScaleDownDelaySeconds = ptr.To[int32](10)
+		}, "spec.strategy.blueGreen: applies only to type blueGreen"},
+		{"steps on a blue-green release", func(a *app) { blueGreen(a); a.Spec.Strategy.Steps = steps(10) }, "spec.strategy.steps: applies only to type canary"},
+		{"scale-down delay of a day and more", func(a *app) {
+			blueGreen(a).ScaleDownDelaySeconds = ptr.To[int32](86401)
+		}, "spec.strategy.blueGreen.scaleDownDelaySeconds: must be at most 86400 (86401)"},
+		{"negative auto-promotion", func(a *app) {
+			blueGreen(a).AutoPromotionSeconds = ptr.To[int32](-1)
+		}, "spec.strategy.blueGreen.autoPromotionSeconds: must be at least 0 (-1)"},
+		{"two pre-promotion criteria of one name", func(a *app) {
+			bg := blueGreen(a)
+			bg.PrePromotionAnalysis.Criteria = append(bg.PrePromotionAnalysis.Criteria, bg.PrePromotionAnalysis.Criteria[0])
+		}, "spec.strategy.blueGreen.prePromotionAnalysis.criteria[1].name: criteria names must be unique: criteria[0] is also error_rate"},
+		{"post-promotion analysis without criteria", func(a *app) {
+			blueGreen(a).PostPromotionAnalysis.Analysis.FailureLimit = 3
+		}, "spec.strategy.blueGreen.postPromotionAnalysis.criteria: is required"},
+		{"post-promotion query that does not parse", func(a *app) {
+			blueGreen(a).PostPromotionAnalysis.Criteria = []platformv1.CanaryCriterion{
+				{Name: "q", Query: "sum(", SuccessCondition: "result > 0.0"}}
+		}, "spec.strategy.blueGreen.postPromotionAnalysis.criteria[0].query"},
+		{"pre-promotion interval of 1 s", func(a *app) {
+			blueGreen(a).PrePromotionAnalysis.Analysis.IntervalSeconds = 1
+		}, "spec.strategy.blueGreen.prePromotionAnalysis.analysis.intervalSeconds: must be at least 5 (1)"},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := designDocumentApp()
@@ -154,6 +194,22 @@ func TestAppDeployment_NamesEveryBadField(t *testing.T) {
 				t.Errorf("got %q, want one line containing %q", lines, tt.want)
 			}
 		})
+	}
+}
+
+func TestAppDeployment_BlueGreenIsValidAndWarnsOfNoWeight(t *testing.T) {
+	a := designDocumentApp()
+	a.Spec.Port = 8080
+	a.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyBlueGreen, BlueGreen: platformv1.BlueGreenStrategy{
+		AutoPromotionSeconds: ptr.To[int32](60),
+		PrePromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: []platformv1.CanaryCriterion{
+			{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}}},
+		PostPromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: []platformv1.CanaryCriterion{
+			{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}}, Analysis: platformv1.Analysis{IntervalSeconds: 10}},
+	}}
+	errs, warnings := AppDeployment(a, analysis.Scope{})
+	if len(errs) > 0 || len(warnings) > 0 {
+		t.Errorf("a blue-green release: errors %q, warnings %q, want none", Format(errs), warnings)
 	}
 }
 

@@ -131,6 +131,13 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 		}
 	}
 	unchanged := func(*platformv1.AppDeployment) {}
+	// blueGreen makes the sample a blue-green release judged before the
+	// switch.
+	blueGreen := func(ad *platformv1.AppDeployment) {
+		ad.Spec.Port = 8080
+		ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyBlueGreen, BlueGreen: platformv1.BlueGreenStrategy{
+			PrePromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: ad.Spec.Strategy.CanaryCriteria}}}
+	}
 	// query replaces the criteria with one PromQL criterion.
 	const latencyQuery = `histogram_quantile(0.95, sum by (le) ` +
 		`(rate(http_request_duration_seconds_bucket{app="{{name}}"}[1m])))`
@@ -231,6 +238,27 @@ func TestAppDeployment_AdmissionRejectsBadObjectsNamingTheField(t *testing.T) {
 		{"template sidecar without an image", alice, spec("a39", func(s *spc) {
 			s.Template = &corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "proxy"}}}}
 		}), 422, "spec.template.spec.containers[0].image"},
+		{"name ending in -preview", alice, app("shop-preview", blueGreen), 422, "metadata.name"},
+		{"blueGreen without a port", alice, app("a40", func(ad *platformv1.AppDeployment) {
+			blueGreen(ad)
+			ad.Spec.Port = 0
+		}), 422, "spec.port"},
+		{"blueGreen settings on a canary", alice, spec("a41", func(s *spc) {
+			s.Strategy.BlueGreen.ScaleDownDelaySeconds = ptr.To[int32](10)
+		}), 422, "spec.strategy.blueGreen"},
+		{"pre-promotion query that is no PromQL", alice, app("a42", func(ad *platformv1.AppDeployment) {
+			blueGreen(ad)
+			ad.Spec.Strategy.BlueGreen.PrePromotionAnalysis.Criteria = []platformv1.CanaryCriterion{
+				{Name: "p95", Query: "sum(rate(x[1m])", SuccessCondition: "result < 0.05"}}
+		}), 422, "spec.strategy.blueGreen.prePromotionAnalysis.criteria[0].query"},
+		{"post-promotion analysis without criteria", alice, app("a43", func(ad *platformv1.AppDeployment) {
+			blueGreen(ad)
+			ad.Spec.Strategy.BlueGreen.PostPromotionAnalysis.Analysis.IntervalSeconds = 10
+		}), 422, "spec.strategy.blueGreen.postPromotionAnalysis.criteria"},
+		{"scale-down delay over a day", alice, app("a44", func(ad *platformv1.AppDeployment) {
+			blueGreen(ad)
+			ad.Spec.Strategy.BlueGreen.ScaleDownDelaySeconds = ptr.To[int32](86401)
+		}), 422, "spec.strategy.blueGreen.scaleDownDelaySeconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,6 +305,32 @@ func TestAppDeployment_TheDesignDocumentsAnalysisIsAdmitted(t *testing.T) {
 	want := platformv1.Analysis{IntervalSeconds: 30, MinMeasurements: 3, FailureLimit: 2, MinSamples: ptr.To[int32](10)}
 	if diff := cmp.Diff(want, stored.Spec.Strategy.Analysis); diff != "" {
 		t.Errorf("stored analysis settings, defaulted (-want +got):\n%s", diff)
+	}
+}
+
+func TestAppDeployment_ABlueGreenReleaseIsAdmittedAndDefaulted(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	ad := sampleApp(t, ns)
+	ad.Spec.Port = 8080
+	ad.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyBlueGreen, BlueGreen: platformv1.BlueGreenStrategy{
+		AutoPromotionSeconds: ptr.To[int32](60),
+		PostPromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: ad.Spec.Strategy.CanaryCriteria,
+			Analysis: platformv1.Analysis{IntervalSeconds: 10}},
+	}}
+	if err := k8sClient.Create(ctx, ad); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	stored := &platformv1.AppDeployment{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(ad), stored); err != nil {
+		t.Fatal(err)
+	}
+	bg := stored.Spec.Strategy.BlueGreen
+	want := platformv1.Analysis{IntervalSeconds: 10, MinMeasurements: 3, FailureLimit: 2, MinSamples: ptr.To[int32](10)}
+	if ptr.Deref(bg.ScaleDownDelaySeconds, -1) != platformv1.DefaultScaleDownDelaySeconds ||
+		!cmp.Equal(want, bg.PostPromotionAnalysis.Analysis) {
+		t.Errorf("stored blue-green settings %+v, want scaleDownDelaySeconds %d and the analysis defaulted to %+v",
+			bg, platformv1.DefaultScaleDownDelaySeconds, want)
 	}
 }
 

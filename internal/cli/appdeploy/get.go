@@ -78,6 +78,12 @@ func describeApp(w io.Writer, ad *platformv1.AppDeployment, events []eventsv1.Ev
 	if len(s.Strategy.CanaryCriteria) > 0 {
 		fmt.Fprintf(w, "Criteria:    %s\n", core.Safe(criteriaLine(s.Strategy.CanaryCriteria)))
 	}
+	if c := s.Strategy.BlueGreen.PrePromotionAnalysis.Criteria; len(c) > 0 {
+		fmt.Fprintf(w, "Before:      %s\n", core.Safe(criteriaLine(c)))
+	}
+	if c := s.Strategy.BlueGreen.PostPromotionAnalysis.Criteria; len(c) > 0 {
+		fmt.Fprintf(w, "After:       %s\n", core.Safe(criteriaLine(c)))
+	}
 	if s.Paused {
 		fmt.Fprintln(w, "Paused:      true (kubectl appdeploy resume continues the release)")
 	}
@@ -115,11 +121,12 @@ func writeAnalysis(w io.Writer, ad *platformv1.AppDeployment, now time.Time) {
 		return
 	}
 	a := c.Analysis
-	interval := ad.Spec.Strategy.Analysis.IntervalSeconds
+	settings := release.AnalysisOf(&ad.Spec.Strategy, ptr.Deref(a.Step, 0))
+	interval := settings.IntervalSeconds
 	if interval == 0 {
 		interval = platformv1.DefaultAnalysisIntervalSeconds
 	}
-	need := ad.Spec.Strategy.Analysis.MinMeasurements
+	need := settings.MinMeasurements
 	if need == 0 {
 		need = platformv1.DefaultMinMeasurements
 	}
@@ -168,9 +175,20 @@ func phaseOf(st *platformv1.AppDeploymentStatus) string {
 	return phase
 }
 
-// strategyLine describes the strategy: "rolling", or a canary's steps as
-// the controller follows them, "canary: 25% (approval) → 50% (pause 5m) → 75%".
+// strategyLine describes the strategy: "rolling", a canary's steps as
+// the controller follows them, "canary: 25% (approval) → 50% (pause 5m) →
+// 75%", or a blue-green release's "blueGreen: promoted 5m after the preview
+// is ready, old pods kept 30s".
 func strategyLine(s *platformv1.Strategy) string {
+	if s.Type == platformv1.StrategyBlueGreen {
+		steps := release.Steps(s)
+		promote := "promoted by kubectl appdeploy promote"
+		if p := s.BlueGreen.AutoPromotionSeconds; p != nil {
+			promote = "promoted " + duration.HumanDuration(time.Duration(*p)*time.Second) + " after the preview is ready"
+		}
+		return fmt.Sprintf("blueGreen: %s, old pods kept %s", promote,
+			duration.HumanDuration(time.Duration(ptr.Deref(steps[release.BlueGreenSwitched].PauseSeconds, 0))*time.Second))
+	}
 	steps := release.Steps(s)
 	if len(steps) == 0 {
 		return strategyType(s)
@@ -239,7 +257,7 @@ func releaseTree(ad *platformv1.AppDeployment, now time.Time) *core.Tree {
 		stable.Add("Image: %s", core.OrDash(st.StableImage))
 	}
 	if c := st.Canary; c != nil {
-		canaryBranch(root, c, now)
+		canaryBranch(root, c, now, ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen)
 	}
 	if pending := pendingRequests(ad); len(pending) > 0 {
 		requests := root.Add("Requests not handled yet")
@@ -268,14 +286,27 @@ func releaseTree(ad *platformv1.AppDeployment, now time.Time) *core.Tree {
 	return root
 }
 
-// canaryBranch adds the canary in progress to root.
-func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time) {
-	line := fmt.Sprintf("Canary: %s, revision %s, %d/%d pods ready", core.OrDash(c.Version), core.OrDash(c.Revision),
+// canaryBranch adds the canary in progress to root, or a blue-green
+// release's preview and which track the Service serves.
+func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time, blueGreen bool) {
+	track := "Canary"
+	if blueGreen {
+		track = "Preview"
+	}
+	line := fmt.Sprintf("%s: %s, revision %s, %d/%d pods ready", track, core.OrDash(c.Version), core.OrDash(c.Revision),
 		ptr.Deref(c.ReadyReplicas, 0), ptr.Deref(c.Replicas, 0))
 	if c.StartedAt != nil {
 		line += ", started " + core.Relative(c.StartedAt.Time, now)
 	}
 	canary := root.Add("%s", line)
+	if blueGreen {
+		canary.Add("%s", activeLine(c))
+		if s := c.Step; s != nil {
+			canary.Add("%s", blueGreenStepLine(s, now))
+		}
+		failureLine(canary, c, now)
+		return
+	}
 	if w := c.Weight; w != nil {
 		line := fmt.Sprintf("Weight: desired %s, actual %s", percent(w.Desired), percent(w.Actual))
 		if r := c.Route; r.Name != "" {
@@ -299,13 +330,53 @@ func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time) {
 	if s := c.Step; s != nil {
 		canary.Add("%s", stepLine(s, now))
 	}
+	failureLine(canary, c, now)
+}
+
+// failureLine adds why a held release failed, if it did.
+func failureLine(branch *core.Tree, c *platformv1.CanaryStatus, now time.Time) {
 	if f := c.Failure; f.Reason != "" {
 		line := fmt.Sprintf("Failed: %s: %s", f.Reason, f.Message)
 		if f.FailedAt != nil {
 			line += " (" + core.Relative(f.FailedAt.Time, now) + ")"
 		}
-		canary.Add("%s; kubectl appdeploy retry or abort", line)
+		branch.Add("%s; kubectl appdeploy retry or abort", line)
 	}
+}
+
+// activeLine says which pods a blue-green release's Service serves.
+func activeLine(c *platformv1.CanaryStatus) string {
+	switch c.Active {
+	case platformv1.TrackPreview:
+		return "Active: the preview's pods serve the application's Service (switched)"
+	case platformv1.TrackStable:
+		return "Active: the stable pods serve the application's Service; the preview is reached by its own"
+	}
+	return "Active: -"
+}
+
+// blueGreenStepLine says where a blue-green release is: "Step: preview,
+// ready 2m ago, promotion due in 3m", "Step: preview, switched, ready 10s
+// ago, old pods due to go in 20s", or promoting.
+func blueGreenStepLine(s *platformv1.CanaryStepStatus, now time.Time) string {
+	i := ptr.Deref(s.Index, 0)
+	if i >= s.Total {
+		return "Step: promoting (the stable pods take the preview's version, then the Service returns to them)"
+	}
+	var b strings.Builder
+	b.WriteString("Step: preview")
+	due := "promotion due"
+	if i == release.BlueGreenSwitched {
+		b.WriteString(", switched")
+		due = "old pods due to go"
+	}
+	if s.ReadyAt != nil {
+		fmt.Fprintf(&b, ", ready %s", core.Relative(s.ReadyAt.Time, now))
+	}
+	if u := s.PauseUntil; u != nil {
+		fmt.Fprintf(&b, ", %s %s", due, core.Relative(u.Time, now))
+	}
+	return b.String()
 }
 
 // stepLine says where a canary is in its steps: "Step 2/3, started 5m ago,

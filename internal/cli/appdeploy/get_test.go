@@ -85,13 +85,40 @@ func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
 		Message: "example.com/edge has not reported Accepted for generation 4 of HTTPRoute shop yet"}
 	weighted.Status.Canary.Step = &platformv1.CanaryStepStatus{Index: ptr.To[int32](0), Total: 3, StartedAt: at(-2 * time.Minute)}
 	weighted.Status.Conditions[0].Reason = string(platformv1.PauseRouteNotAccepted)
+	// A blue-green release switched to its preview, its old pods kept
+	// for the scale-down delay while the post-promotion analysis runs.
+	switched := orderService()
+	switched.Name = "switched"
+	switched.Annotations = nil
+	switched.Spec.Port = 8080
+	switched.Spec.Strategy = platformv1.Strategy{Type: platformv1.StrategyBlueGreen, BlueGreen: platformv1.BlueGreenStrategy{
+		AutoPromotionSeconds: ptr.To[int32](300), ScaleDownDelaySeconds: ptr.To[int32](60),
+		PrePromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: []platformv1.CanaryCriterion{
+			{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)}}},
+		PostPromotionAnalysis: platformv1.BlueGreenAnalysis{Criteria: []platformv1.CanaryCriterion{
+			{Metric: platformv1.MetricLatencyP99, Threshold: ptr.To(0.3)}}, Analysis: platformv1.Analysis{IntervalSeconds: 10}},
+	}}
+	switched.Status.Phase, switched.Status.PauseReason = platformv1.PhaseProgressing, ""
+	switched.Status.Conditions[0].Reason = platformv1.ReasonCanarying
+	switched.Status.Message = "preview v1.2.4: 4/4 pods, Service switched selects the preview pods, old pods kept until 12:01:00"
+	switched.Status.Canary.Replicas, switched.Status.Canary.ReadyReplicas = ptr.To[int32](4), ptr.To[int32](4)
+	switched.Status.Replicas, switched.Status.ReadyReplicas = ptr.To[int32](8), ptr.To[int32](8)
+	switched.Status.Canary.Active = platformv1.TrackPreview
+	switched.Status.Canary.Weight = &platformv1.CanaryWeight{Desired: ptr.To[int32](100), Actual: ptr.To[int32](100)}
+	switched.Status.Canary.Step = &platformv1.CanaryStepStatus{Index: ptr.To[int32](1), Total: 2,
+		StartedAt: at(-40 * time.Second), ReadyAt: at(-30 * time.Second), PauseUntil: at(30 * time.Second)}
+	switched.Status.Canary.Analysis = &platformv1.AnalysisStatus{Step: ptr.To[int32](1), PreflightAt: at(-5 * time.Minute),
+		Criteria: []platformv1.CriterionStatus{{Name: "latency_p99",
+			LastResult: platformv1.MeasurementPass, Value: "0.12", Threshold: "<= 0.3", MeasuredAt: at(-10 * time.Second),
+			Passes: ptr.To[int32](2), Fails: ptr.To[int32](0), NoData: ptr.To[int32](0), Errors: ptr.To[int32](0),
+			Message: "latency_p99 0.12s <= 0.3s (n=900)"}}}
 	// An AppDeployment whose new spec the operator has not seen.
 	behind := web()
 	behind.Name = "behind"
 	behind.Generation = 3
 
-	c := newClient(t, interceptor.Funcs{}, append(cluster(), held, promoting, behind, weighted)...)
-	for _, name := range []string{"order-service", "checkout", "web", "held", "promoting", "behind", "weighted"} {
+	c := newClient(t, interceptor.Funcs{}, append(cluster(), held, promoting, behind, weighted, switched)...)
+	for _, name := range []string{"order-service", "checkout", "web", "held", "promoting", "behind", "weighted", "switched"} {
 		t.Run(name, func(t *testing.T) {
 			r := execute(t, c, "", "get", name)
 			if r.err != nil {
@@ -118,6 +145,10 @@ func TestStrategyLine_ShowsStepsAsTheControllerFollowsThem(t *testing.T) {
 			{Weight: 10, PauseSeconds: ptr.To[int32](90)},
 			{Weight: 50, PauseSeconds: ptr.To[int32](3600), Approval: platformv1.ApprovalManual},
 		}}, "canary: 10% (pause 90s) → 50% (pause 60m, approval)"},
+		{platformv1.Strategy{Type: platformv1.StrategyBlueGreen}, "blueGreen: promoted by kubectl appdeploy promote, old pods kept 30s"},
+		{platformv1.Strategy{Type: platformv1.StrategyBlueGreen, BlueGreen: platformv1.BlueGreenStrategy{
+			AutoPromotionSeconds: ptr.To[int32](600), ScaleDownDelaySeconds: ptr.To[int32](0)}},
+			"blueGreen: promoted 10m after the preview is ready, old pods kept 0s"},
 	} {
 		if got := strategyLine(&tt.strategy); got != tt.want {
 			t.Errorf("strategyLine(%+v) = %q, want %q", tt.strategy, got, tt.want)

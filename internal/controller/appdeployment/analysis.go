@@ -15,6 +15,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/analysis"
+	"github.com/example/platform-operator/internal/release"
 	"github.com/example/platform-operator/internal/text"
 )
 
@@ -46,10 +47,11 @@ type settings struct {
 	onNoData        platformv1.NoDataPolicy
 }
 
-// analysisSettings reads the settings of ad, with the defaults the schema
-// would give for what is unset.
-func analysisSettings(ad *platformv1.AppDeployment) settings {
-	a, rb := &ad.Spec.Strategy.Analysis, &ad.Spec.Rollback
+// analysisSettings reads the settings of step i of ad's release (a
+// blue-green release measures each analysis by its own), with the defaults
+// the schema would give for what is unset.
+func analysisSettings(ad *platformv1.AppDeployment, i int32) settings {
+	a, rb := release.AnalysisOf(&ad.Spec.Strategy, i), &ad.Spec.Rollback
 	orDefault := func(v, d int32) int32 {
 		if v == 0 {
 			return d
@@ -107,16 +109,23 @@ type measured struct {
 	delayed bool
 }
 
-// analyzed reports whether the spec's canary is judged by an analysis.
-func (p *pass) analyzed() bool {
-	return p.isCanary() && len(p.ad.Spec.Strategy.CanaryCriteria) > 0
+// criteria are the checks step i of the release must pass.
+func (p *pass) criteria(i int32) []platformv1.CanaryCriterion {
+	return release.Criteria(&p.ad.Spec.Strategy, i)
 }
 
-// preflightPending reports whether a canary waits for its preflight: no
-// canary pod is made before each query has answered once for the stable
-// track.
+// analyzed reports whether step i of the spec's release is judged by an
+// analysis: every step of a canary with criteria, a blue-green release's
+// preview by prePromotionAnalysis and its switch by postPromotionAnalysis.
+func (p *pass) analyzed(i int32) bool {
+	return len(p.criteria(i)) > 0
+}
+
+// preflightPending reports whether a release waits for its preflight: no
+// pod of the new version is made before each query of its first step has
+// answered once for the stable track.
 func (p *pass) preflightPending(c *platformv1.CanaryStatus) bool {
-	return p.analyzed() && (c.Analysis == nil || c.Analysis.PreflightAt == nil)
+	return p.analyzed(0) && (c.Analysis == nil || c.Analysis.PreflightAt == nil)
 }
 
 // fresh returns the finished measurement of key that the record a has not
@@ -158,7 +167,8 @@ func (p *pass) preflight(c *platformv1.CanaryStatus) bool {
 			// counts from here, not from a wait for Prometheus.
 			c.Step.StartedAt = &now
 			p.transition(corev1.EventTypeNormal, EventAnalysisStarted, "Analyze",
-				fmt.Sprintf("Canary %s: every query answered for the stable track; the canary's pods are made", describe(c.Version, c.Revision)))
+				fmt.Sprintf("%s %s: every query answered for the stable track; the %s's pods are made",
+					p.noun(), describe(c.Version, c.Revision), p.track()))
 			return true
 		}
 		p.count(a, m, false)
@@ -185,7 +195,7 @@ func (p *pass) analyze(c *platformv1.CanaryStatus) bool {
 			DelayedMeasurements: a.DelayedMeasurements, InvalidMeasurements: a.InvalidMeasurements,
 			InvalidGeneration: a.InvalidGeneration}
 	}
-	a, s := c.Analysis, analysisSettings(p.ad)
+	a, s := c.Analysis, analysisSettings(p.ad, i)
 	key := measureKey{revision: c.Revision, step: i}
 	if m := p.fresh(key, a); m != nil {
 		p.count(a, m, true)
@@ -207,7 +217,7 @@ func (p *pass) analyze(c *platformv1.CanaryStatus) bool {
 		p.wakeAt(a.ProviderErrorSince.Add(s.grace))
 		return false
 	}
-	if len(a.Criteria) < len(p.ad.Spec.Strategy.CanaryCriteria) {
+	if len(a.Criteria) < len(p.criteria(i)) {
 		return false
 	}
 	for _, cs := range a.Criteria {
@@ -225,7 +235,7 @@ func (p *pass) analyze(c *platformv1.CanaryStatus) bool {
 // woken then would wait for a worker, behind every other AppDeployment's,
 // before it could start it.
 func (p *pass) schedule(c *platformv1.CanaryStatus, key measureKey, last, ready *metav1.Time) {
-	s := analysisSettings(p.ad)
+	s := analysisSettings(p.ad, key.step)
 	from := last
 	if from == nil {
 		from = ready
@@ -297,8 +307,8 @@ func (p *pass) measureRequest(c *platformv1.CanaryStatus, key measureKey, s sett
 	}
 	return &measureRequest{
 		key:        key,
-		criteria:   p.ad.Spec.Strategy.CanaryCriteria,
-		canary:     vars(platformv1.TrackCanary, c.Version, c.Revision),
+		criteria:   p.criteria(key.step),
+		canary:     vars(p.track(), c.Version, c.Revision),
 		stable:     vars(platformv1.TrackStable, stableVersion, p.stableRevision()),
 		minSamples: s.minSamples,
 		interval:   s.interval,
@@ -417,10 +427,14 @@ func formatValue(v *float64) string {
 // onNoData Pause). It resumes by itself when the next measurement finds
 // otherwise.
 func (p *pass) analysisPause(c *platformv1.CanaryStatus) (platformv1.PauseReason, string) {
-	if !p.analyzed() || c.Analysis == nil {
+	i := stepIndex(c)
+	if p.preflightPending(c) {
+		i = 0
+	}
+	if !p.analyzed(i) || c.Analysis == nil {
 		return "", ""
 	}
-	a, s := c.Analysis, analysisSettings(p.ad)
+	a, s := c.Analysis, analysisSettings(p.ad, i)
 	for _, cs := range a.Criteria {
 		if cs.LastResult == platformv1.MeasurementInvalid {
 			if strings.HasPrefix(cs.Message, cs.Name+" ") || strings.HasPrefix(cs.Message, cs.Name+":") {

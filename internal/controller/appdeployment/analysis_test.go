@@ -88,7 +88,7 @@ func (w *world) runFor(d time.Duration) {
 			continue
 		}
 		for _, cs := range c.Analysis.Criteria {
-			if need := analysisSettings(w.ad).minMeasurements; count(cs.Passes) < need || cs.LastResult != platformv1.MeasurementPass {
+			if need := analysisSettings(w.ad, *c.Analysis.Step).minMeasurements; count(cs.Passes) < need || cs.LastResult != platformv1.MeasurementPass {
 				w.t.Fatalf("step %d completed on %d passes of %s (last %s), want %d", *c.Analysis.Step+1, count(cs.Passes), cs.Name,
 					cs.LastResult, need)
 			}

@@ -34,11 +34,12 @@ func CacheBlock() cacheblock.Block {
 			&corev1.Pod{}:                stripPod,
 		},
 		// The Deployments and Services are named after the application
-		// (the canary's with CanarySuffix); its pods are its Deployments'
+		// (the canary's with CanarySuffix, a blue-green release's preview's
+		// with PreviewSuffix); its pods are its Deployments'
 		// ReplicaSets' (observe checks both links by UID).
 		Owners: map[client.Object][]cacheblock.Owner{
-			&appsv1.Deployment{}: {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix)}},
-			&corev1.Service{}:    {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix)}},
+			&appsv1.Deployment{}: {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix, platformv1.PreviewSuffix)}},
+			&corev1.Service{}:    {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix, platformv1.PreviewSuffix)}},
 			&corev1.Pod{}:        {{GroupKind: schema.GroupKind{Group: appsv1.GroupName, Kind: "ReplicaSet"}, Names: cacheblock.Generated}},
 		},
 		Own: map[client.Object]cache.ByObject{

@@ -42,7 +42,7 @@ func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *p
 		p.obs.stable = stable
 	}
 	if c.canaryReplicas != nil {
-		if _, err := r.applyDeployment(ctx, ad, p, platformv1.TrackCanary, p.template, p.revision, *c.canaryReplicas); err != nil || p.obs.nameTaken != "" {
+		if _, err := r.applyDeployment(ctx, ad, p, p.track(), p.template, p.revision, *c.canaryReplicas); err != nil || p.obs.nameTaken != "" {
 			return err
 		}
 	}
@@ -55,9 +55,15 @@ func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *p
 		return err
 	}
 	if c.removeCanary {
-		ctrl.LoggerFrom(ctx).Info("Removing canary Deployment", "deployment", klog.KObj(p.obs.canary))
-		if err := r.Delete(ctx, p.obs.canary, client.Preconditions{UID: &p.obs.canary.UID}); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete Deployment %s: %w", p.obs.canary.Name, err)
+		if err := r.removeDeployment(ctx, p.obs.canary); err != nil {
+			return err
+		}
+	}
+	if p.obs.leftover != nil && p.stableBack() {
+		// Of a release of another strategy: it goes as a canary nobody
+		// runs does.
+		if err := r.removeDeployment(ctx, p.obs.leftover); err != nil {
+			return err
 		}
 	}
 	for _, name := range c.stalePods {
@@ -69,13 +75,25 @@ func (r *Reconciler) act(ctx context.Context, ad *platformv1.AppDeployment, p *p
 	return r.reconcileRevisions(ctx, ad, p)
 }
 
+// removeDeployment deletes a canary or preview Deployment nobody runs.
+func (r *Reconciler) removeDeployment(ctx context.Context, d *appsv1.Deployment) error {
+	ctrl.LoggerFrom(ctx).Info("Removing Deployment", "deployment", klog.KObj(d), "track", d.Labels[platformv1.TrackLabel])
+	if err := r.Delete(ctx, d, client.Preconditions{UID: &d.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete Deployment %s: %w", d.Name, err)
+	}
+	return nil
+}
+
 // applyDeployment applies the Deployment of a track. A nil template keeps
 // the template the Deployment has.
 func (r *Reconciler) applyDeployment(ctx context.Context, ad *platformv1.AppDeployment, p *pass, track string,
 	template *corev1.PodTemplateSpec, revision string, replicas int32) (*appsv1.Deployment, error) {
 	name := ad.Name
-	if track == platformv1.TrackCanary {
+	switch track {
+	case platformv1.TrackCanary:
 		name += platformv1.CanarySuffix
+	case platformv1.TrackPreview:
+		name += platformv1.PreviewSuffix
 	}
 	if template == nil {
 		template = &p.obs.stable.Spec.Template
@@ -126,7 +144,7 @@ func desiredDeployment(ad *platformv1.AppDeployment, name, track string, templat
 	case track == platformv1.TrackStable && s.Strategy.Type == platformv1.StrategyRecreate:
 		spec.WithStrategy(appsv1ac.DeploymentStrategy().WithType(appsv1.RecreateDeploymentStrategyType))
 		spec.WithPaused(s.Paused)
-	case track == platformv1.TrackStable && s.Strategy.Type != platformv1.StrategyCanary:
+	case track == platformv1.TrackStable && !release.Progressive(&s.Strategy):
 		ru := appsv1ac.RollingUpdateDeployment()
 		if s.Strategy.MaxSurge != nil {
 			ru.WithMaxSurge(*s.Strategy.MaxSurge)
@@ -163,13 +181,20 @@ func ownerReference(ad *platformv1.AppDeployment) *metav1ac.OwnerReferenceApplyC
 // reconcileServices keeps the Services that expose spec.port: <name>,
 // selecting the pods of both tracks so that traffic divides by ready pods
 // or, for a weighted canary, the stable pods only, beside <name>-canary
-// selecting the canary's, so that the route divides traffic by weight.
-// Without a port there is no Service.
+// selecting the canary's, so that the route divides traffic by weight. In
+// a blue-green release <name> selects one track, the stable pods or, from
+// the switch, the preview's (one write moves every request), beside
+// <name>-preview selecting the preview's. Without a port there is no
+// Service.
 func (r *Reconciler) reconcileServices(ctx context.Context, ad *platformv1.AppDeployment, p *pass) error {
 	weighted := ad.Spec.Port != 0 && weightedSpec(ad)
+	blueGreen := ad.Spec.Port != 0 && ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen
 	stableTrack := "" // both tracks
-	if weighted {
+	switch {
+	case weighted:
 		stableTrack = platformv1.TrackStable
+	case blueGreen:
+		stableTrack = p.children.active
 	}
 	for _, svc := range []struct {
 		name   string
@@ -178,6 +203,7 @@ func (r *Reconciler) reconcileServices(ctx context.Context, ad *platformv1.AppDe
 	}{
 		{ad.Name, ad.Spec.Port != 0, stableTrack},
 		{ad.Name + platformv1.CanarySuffix, weighted, platformv1.TrackCanary},
+		{ad.Name + platformv1.PreviewSuffix, blueGreen, platformv1.TrackPreview},
 	} {
 		if !svc.wanted {
 			if err := r.deleteService(ctx, ad, svc.name); err != nil {

@@ -190,6 +190,7 @@ func (r *Reconciler) forget(key types.NamespacedName) {
 	r.applier.Forget(key)
 	r.measurer.forget(key)
 	r.applier.Forget(types.NamespacedName{Namespace: key.Namespace, Name: key.Name + platformv1.CanarySuffix})
+	r.applier.Forget(types.NamespacedName{Namespace: key.Namespace, Name: key.Name + platformv1.PreviewSuffix})
 }
 
 // SetupWithManager registers the reconciler. It watches the Deployments and

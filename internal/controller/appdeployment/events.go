@@ -24,6 +24,11 @@ const (
 	EventAborted        = "Aborted"
 	EventReleased       = "Released"
 	EventRequestIgnored = "RequestIgnored"
+	// EventPreviewStarted: a blue-green release's preview runs beside the
+	// stable pods; EventSwitched: the Service <name> moves to the preview's
+	// pods (a switch back after a failure is said by EventRolledBack).
+	EventPreviewStarted = "PreviewStarted"
+	EventSwitched       = "Switched"
 	// EventPaused and EventResumed: spec.paused holds a release, and lets
 	// it go on; EventWaitingForApproval: a canary step waits for promote.
 	EventPaused             = "Paused"

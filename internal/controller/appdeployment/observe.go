@@ -24,8 +24,14 @@ import (
 // the manager's cache before it acted.
 type observation struct {
 	// stable and canary are the application's Deployments, nil when absent
-	// or not the application's (see nameTaken).
-	stable, canary *appsv1.Deployment
+	// or not the application's (see nameTaken): canary is the Deployment of
+	// the strategy's new track, <name>-canary or, blue-green,
+	// <name>-preview. leftover is the other of those two, left by a release
+	// of another strategy; it goes as a canary nobody runs does.
+	stable, canary, leftover *appsv1.Deployment
+	// service is the Service <name>, nil when absent or not the
+	// application's: a blue-green release reads which track it selects.
+	service *corev1.Service
 	// pods are the application's pods, both tracks, without those being
 	// deleted: those a ReplicaSet controls that stable or canary controls,
 	// both links by UID. Labels prove nothing: anyone who may create pods
@@ -65,13 +71,23 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 	if obs.stable, err = r.ownedDeployment(ctx, ad, ad.Name, obs); err != nil {
 		return nil, err
 	}
-	if obs.canary, err = r.ownedDeployment(ctx, ad, ad.Name+platformv1.CanarySuffix, obs); err != nil {
+	newName, otherName := ad.Name+platformv1.CanarySuffix, ad.Name+platformv1.PreviewSuffix
+	if ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen {
+		newName, otherName = otherName, newName
+	}
+	if obs.canary, err = r.ownedDeployment(ctx, ad, newName, obs); err != nil {
+		return nil, err
+	}
+	if obs.leftover, err = r.ownedDeployment(ctx, ad, otherName, obs); err != nil {
+		return nil, err
+	}
+	if obs.service, err = r.ownedService(ctx, ad); err != nil {
 		return nil, err
 	}
 	if obs.revisions, err = r.ownedRevisions(ctx, ad); err != nil {
 		return nil, err
 	}
-	replicaSets, err := r.ownedReplicaSets(ctx, ad, obs.stable, obs.canary)
+	replicaSets, err := r.ownedReplicaSets(ctx, ad, obs.stable, obs.canary, obs.leftover)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +163,32 @@ func (r *Reconciler) ownedDeployment(ctx context.Context, ad *platformv1.AppDepl
 		return nil, nil
 	}
 	return d, nil
+}
+
+// ownedService reads the Service <name> from the cache, nil when absent or
+// not the application's (the apply says whose it is).
+func (r *Reconciler) ownedService(ctx context.Context, ad *platformv1.AppDeployment) (*corev1.Service, error) {
+	svc := &corev1.Service{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: ad.Name}, svc)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("get Service %s: %w", ad.Name, err)
+	case !metav1.IsControlledBy(svc, ad):
+		return nil, nil
+	}
+	return svc, nil
+}
+
+// active is the track the Service <name> selects, as the cache shows it:
+// one of a blue-green release's tracks, or "" when it selects both (or
+// there is none).
+func (o *observation) active() string {
+	if o.service == nil {
+		return ""
+	}
+	return o.service.Spec.Selector[platformv1.TrackLabel]
 }
 
 // revisionOfDeployment is the revision of a Deployment's pod template.

@@ -119,6 +119,9 @@ type children struct {
 	// headers, with routeWeight, are the header matches whose requests the
 	// route sends to the canary alone; none removes the header rules.
 	headers []gatewayv1.HTTPHeaderMatch
+	// active is the track the Service <name> of a blue-green release
+	// selects; empty for the other strategies (see reconcileServices).
+	active string
 }
 
 func newPass(ad *platformv1.AppDeployment, obs *observation, now time.Time) *pass {
@@ -168,6 +171,25 @@ func (p *pass) recordChanged() bool {
 // isCanary reports whether the spec releases by canary.
 func (p *pass) isCanary() bool { return p.ad.Spec.Strategy.Type == platformv1.StrategyCanary }
 
+// isBlueGreen reports whether the spec releases blue-green.
+func (p *pass) isBlueGreen() bool { return p.ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen }
+
+// progressive reports whether the spec releases a new version beside the
+// stable pods, step by step: a canary or a blue-green release.
+func (p *pass) progressive() bool { return release.Progressive(&p.ad.Spec.Strategy) }
+
+// track is the track of the release's new pods: the canary's, or a
+// blue-green release's preview.
+func (p *pass) track() string { return release.Track(&p.ad.Spec.Strategy) }
+
+// noun names the release in progress for people.
+func (p *pass) noun() string {
+	if p.isBlueGreen() {
+		return "Preview"
+	}
+	return "Canary"
+}
+
 // stableRevision is the revision the stable Deployment runs.
 func (p *pass) stableRevision() string { return revisionOfDeployment(p.obs.stable) }
 
@@ -192,7 +214,7 @@ func (p *pass) promotedBefore() bool {
 
 // running reports whether r holds a canary of the spec's revision.
 func (p *pass) running(r *record) bool {
-	return p.isCanary() && r.canary != nil && r.canary.Revision == p.revision
+	return p.progressive() && r.canary != nil && r.canary.Revision == p.revision
 }
 
 // canaryPods is the size of the canary at step i (the last step's while
@@ -202,6 +224,9 @@ func (p *pass) canaryPods(i int32) int32 {
 		return 0
 	}
 	i = min(i, int32(len(p.steps))-1)
+	if p.isBlueGreen() {
+		return p.replicas // the preview runs at full size
+	}
 	if p.weighted() {
 		return p.weightedCanaryPods(p.steps[i])
 	}
@@ -235,9 +260,9 @@ func (p *pass) decide() {
 
 // desiredChildren is what the children should be under record r.
 func (p *pass) desiredChildren(r *record) children {
-	c := children{stableReplicas: p.replicas}
+	c := children{stableReplicas: p.replicas, active: p.activeTrack(r)}
 	switch {
-	case p.obs.stable == nil, !p.isCanary(), p.stableRevision() == p.revision,
+	case p.obs.stable == nil, !p.progressive(), p.stableRevision() == p.revision,
 		p.running(r) && stepIndex(r.canary) >= int32(len(p.steps)),
 		r.canary == nil && !p.blocked(r) && p.promotedBefore():
 		// First creation, a rolling or recreate release, a promotion or a
@@ -254,6 +279,9 @@ func (p *pass) desiredChildren(r *record) children {
 		want := p.canaryPods(i)
 		c.canaryReplicas = &want
 		switch {
+		case p.isBlueGreen() && i < int32(len(p.steps)):
+			// The preview runs beside the stable pods at full size: the
+			// Service, not the pods, decides which serve.
 		case p.weighted() && i < int32(len(p.steps)):
 			// The route, not the pods, splits the requests: the stable
 			// Deployment keeps its size.
@@ -267,19 +295,62 @@ func (p *pass) desiredChildren(r *record) children {
 		p.desiredRoute(&c, r)
 		return c
 	}
-	if p.obs.canary != nil {
-		// A canary nobody runs any more goes once the stable Deployment is
-		// back at full size and ready, never before: no capacity gap. Both
-		// the pods and the Deployment's own status must say so, so that
-		// anyone watching the Deployments sees the stable one ready before
-		// the canary goes.
-		st := p.obs.stable
-		c.removeCanary = p.routeAtZero() && (p.replicas == 0 || st != nil && ptr.Deref(st.Spec.Replicas, 1) >= p.replicas &&
-			st.Status.ObservedGeneration >= st.Generation && st.Status.ReadyReplicas >= p.replicas &&
-			p.obs.ready(platformv1.TrackStable, "") >= p.replicas)
-	}
+	// A canary or preview nobody runs any more goes once the stable
+	// Deployment is back at full size and ready, never before: no capacity
+	// gap. Both the pods and the Deployment's own status must say so, so
+	// that anyone watching the Deployments sees the stable one ready before
+	// the canary goes; a preview goes only once the Service is seen back
+	// on the stable pods.
+	c.removeCanary = p.obs.canary != nil && p.routeAtZero() && p.obs.active() != platformv1.TrackPreview && p.stableBack()
 	p.desiredRoute(&c, r)
 	return c
+}
+
+// stableBack reports whether the stable Deployment is at full size and
+// ready, by its pods and by its own status.
+func (p *pass) stableBack() bool {
+	st := p.obs.stable
+	return p.replicas == 0 || st != nil && ptr.Deref(st.Spec.Replicas, 1) >= p.replicas &&
+		st.Status.ObservedGeneration >= st.Generation && st.Status.ReadyReplicas >= p.replicas &&
+		p.obs.ready(platformv1.TrackStable, "") >= p.replicas
+}
+
+// activeTrack is the track the Service <name> of a blue-green release
+// selects under record r: the preview from the switch until the stable
+// Deployment has rolled out the new version at full size, unless the
+// release failed (held with rollback.onFailure Pause, the old pods serve
+// again); the stable pods otherwise. Empty for the other strategies.
+func (p *pass) activeTrack(r *record) string {
+	if !p.isBlueGreen() {
+		return ""
+	}
+	c := r.canary
+	switch {
+	case !p.running(r), failed(c), stepIndex(c) < release.BlueGreenSwitched:
+		return platformv1.TrackStable
+	case stepIndex(c) >= int32(len(p.steps)) && p.stableRevision() == p.revision && rolledOut(p.obs.stable, p.replicas) &&
+		p.obs.ready(platformv1.TrackStable, p.revision) >= p.replicas:
+		return platformv1.TrackStable
+	}
+	return platformv1.TrackPreview
+}
+
+// switchBack says, of a blue-green release that failed after the switch,
+// that its Service returns to the old pods.
+func (p *pass) switchBack(c *platformv1.CanaryStatus) string {
+	if !p.isBlueGreen() || stepIndex(c) < release.BlueGreenSwitched {
+		return ""
+	}
+	return fmt.Sprintf("; Service %s switches back to the stable pods", p.ad.Name)
+}
+
+// blueGreenStepMessage says which step of a blue-green release completed.
+func (p *pass) blueGreenStepMessage(c *platformv1.CanaryStatus, i int32) string {
+	v := describe(c.Version, c.Revision)
+	if i == release.BlueGreenPreview {
+		return fmt.Sprintf("Preview %s promoted", v)
+	}
+	return fmt.Sprintf("Preview %s served every request of Service %s for its scale-down delay", v, p.ad.Name)
 }
 
 // promotionSize is the stable Deployment's size while it takes the
@@ -306,7 +377,7 @@ func (p *pass) staleCanaryPods(c *platformv1.CanaryStatus) []string {
 	var out []string
 	for i := range p.obs.pods {
 		pod := &p.obs.pods[i]
-		if pod.Labels[platformv1.TrackLabel] == platformv1.TrackCanary && pod.Labels[platformv1.RevisionLabel] == c.Revision &&
+		if pod.Labels[platformv1.TrackLabel] == p.track() && pod.Labels[platformv1.RevisionLabel] == c.Revision &&
 			pod.CreationTimestamp.Before(c.StartedAt) {
 			out = append(out, pod.Name)
 		}
@@ -324,21 +395,28 @@ func (p *pass) supersede() {
 	}
 	p.next.canary = nil
 	p.transition(corev1.EventTypeNormal, EventCanaryReplaced, "Replace",
-		fmt.Sprintf("Canary %s replaced: the spec now asks for %s", describe(c.Version, c.Revision), describe(p.version(), p.revision)))
+		fmt.Sprintf("%s %s replaced: the spec now asks for %s", p.noun(), describe(c.Version, c.Revision), describe(p.version(), p.revision)))
 }
 
 // start records a new canary when the spec asks for a version the stable
 // Deployment does not run, unless that version was rolled back (it waits for
 // a retry) or promoted before (it goes back directly).
 func (p *pass) start() {
-	if !p.isCanary() || p.next.canary != nil || p.obs.stable == nil || p.ad.Spec.Paused ||
+	if !p.progressive() || p.next.canary != nil || p.obs.stable == nil || p.ad.Spec.Paused ||
 		p.stableRevision() == p.revision || p.blocked(&p.next) || p.promotedBefore() || len(p.steps) == 0 {
 		return
 	}
 	p.next.canary = p.newCanary()
+	stable := describe(p.obs.stable.Spec.Template.Labels[platformv1.AppVersionLabel], p.stableRevision())
+	if p.isBlueGreen() {
+		p.transition(corev1.EventTypeNormal, EventPreviewStarted, "Start",
+			fmt.Sprintf("Preview %s started beside %s: %d pods behind Service %s%s; Service %s stays on %s",
+				describe(p.version(), p.revision), stable, p.replicas, p.ad.Name, platformv1.PreviewSuffix, p.ad.Name, stable))
+		return
+	}
 	p.transition(corev1.EventTypeNormal, EventCanaryStarted, "Start",
 		fmt.Sprintf("Canary %s started beside %s: %d step(s), first at %d%%", describe(p.version(), p.revision),
-			describe(p.obs.stable.Spec.Template.Labels[platformv1.AppVersionLabel], p.stableRevision()), len(p.steps), p.steps[0].Weight))
+			stable, len(p.steps), p.steps[0].Weight))
 }
 
 // newCanary is the record of a canary of the spec's revision at its first step.
@@ -374,7 +452,7 @@ func (p *pass) advance() {
 		return // the canary's pods are made by the next pass
 	}
 	want := p.canaryPods(i)
-	ready := p.obs.ready(platformv1.TrackCanary, p.revision)
+	ready := p.obs.ready(p.track(), p.revision)
 	if reason, msg := p.canaryFailure(c, want, ready); reason != "" {
 		p.fail(reason, msg)
 		return
@@ -383,7 +461,10 @@ func (p *pass) advance() {
 	if c.Step.ReadyAt == nil {
 		// A weighted step starts once the route carries its weight, as
 		// the gateways accepted it.
-		if ready < want || p.weighted() && !p.stepCarried(i) {
+		// A blue-green release's switch starts once the Service is seen
+		// selecting the preview.
+		if ready < want || p.weighted() && !p.stepCarried(i) ||
+			p.isBlueGreen() && i == release.BlueGreenSwitched && p.obs.active() != platformv1.TrackPreview {
 			return
 		}
 		now := p.now
@@ -394,7 +475,7 @@ func (p *pass) advance() {
 		}
 	}
 	passed := true
-	if p.analyzed() {
+	if p.analyzed(i) {
 		passed = p.analyze(c)
 		if p.next.canary != c || failed(c) {
 			return // the analysis failed the canary
@@ -424,6 +505,9 @@ func (p *pass) completeStep(by string) {
 	c := p.next.canary
 	i := stepIndex(c)
 	msg := fmt.Sprintf("Canary %s: step %d/%d (%d%%) completed", describe(c.Version, c.Revision), i+1, len(p.steps), p.steps[i].Weight)
+	if p.isBlueGreen() {
+		msg = p.blueGreenStepMessage(c, i)
+	}
 	if by != "" {
 		msg += ", promoted by " + by
 	} else if e := evidence(c.Analysis); e != "" {
@@ -435,7 +519,12 @@ func (p *pass) completeStep(by string) {
 	if i+1 >= int32(len(p.steps)) {
 		msg += "; the stable Deployment takes it"
 	}
-	p.transition(corev1.EventTypeNormal, EventStepCompleted, "Promote", msg)
+	reason := EventStepCompleted
+	if p.isBlueGreen() && i == release.BlueGreenPreview {
+		msg += fmt.Sprintf("; Service %s switches to it", p.ad.Name)
+		reason = EventSwitched
+	}
+	p.transition(corev1.EventTypeNormal, reason, "Promote", msg)
 }
 
 // canaryFailure says why a canary failed, if it did: one of its pods cannot
@@ -444,7 +533,7 @@ func (p *pass) completeStep(by string) {
 func (p *pass) canaryFailure(c *platformv1.CanaryStatus, want, ready int32) (string, string) {
 	for i := range p.obs.pods {
 		pod := &p.obs.pods[i]
-		if pod.Labels[platformv1.TrackLabel] != platformv1.TrackCanary || pod.Labels[platformv1.RevisionLabel] != c.Revision ||
+		if pod.Labels[platformv1.TrackLabel] != p.track() || pod.Labels[platformv1.RevisionLabel] != c.Revision ||
 			c.StartedAt != nil && pod.CreationTimestamp.Before(c.StartedAt) {
 			continue
 		}
@@ -460,8 +549,8 @@ func (p *pass) canaryFailure(c *platformv1.CanaryStatus, want, ready int32) (str
 	if ready < want && c.Step.ReadyAt == nil && c.Step.StartedAt != nil {
 		deadline := c.Step.StartedAt.Add(time.Duration(p.ad.Spec.ProgressDeadlineSeconds) * time.Second)
 		if !p.now.Time.Before(deadline) {
-			return platformv1.ReasonProgressDeadlineExceeded, fmt.Sprintf("%d of %d canary pods ready after %ds (progressDeadlineSeconds)",
-				ready, want, p.ad.Spec.ProgressDeadlineSeconds)
+			return platformv1.ReasonProgressDeadlineExceeded, fmt.Sprintf("%d of %d %s pods ready after %ds (progressDeadlineSeconds)",
+				ready, want, p.track(), p.ad.Spec.ProgressDeadlineSeconds)
 		}
 		p.wakeAt(deadline)
 	}
@@ -476,10 +565,12 @@ func (p *pass) fail(reason, msg string) {
 		now := p.now
 		c.Failure = platformv1.CanaryFailure{Reason: reason, Message: msg, FailedAt: &now}
 		p.transition(corev1.EventTypeWarning, EventCanaryFailed, "Hold",
-			fmt.Sprintf("Canary %s failed (%s: %s); held for a retry or an abort (rollback.onFailure Pause)", describe(c.Version, c.Revision), reason, msg))
+			fmt.Sprintf("%s %s failed (%s: %s); held for a retry or an abort (rollback.onFailure Pause)%s",
+				p.noun(), describe(c.Version, c.Revision), reason, msg, p.switchBack(c)))
 		return
 	}
-	p.end(platformv1.OutcomeRolledBack, reason, fmt.Sprintf("Canary %s rolled back: %s", describe(c.Version, c.Revision), msg))
+	p.end(platformv1.OutcomeRolledBack, reason, fmt.Sprintf("%s %s rolled back: %s%s",
+		p.noun(), describe(c.Version, c.Revision), msg, p.switchBack(c)))
 }
 
 // end records the outcome of the canary and drops it; the children wind it
@@ -516,7 +607,7 @@ func (p *pass) complete() {
 			return
 		}
 		p.end(platformv1.OutcomePromoted, platformv1.ReasonPromoted,
-			fmt.Sprintf("Canary %s promoted: %d stable pods run it", describe(c.Version, c.Revision), p.replicas))
+			fmt.Sprintf("%s %s promoted: %d stable pods run it", p.noun(), describe(c.Version, c.Revision), p.replicas))
 	} else {
 		reason, what := platformv1.ReasonRolledOut, "rolled out"
 		switch {

@@ -58,6 +58,10 @@ type world struct {
 	// settles.
 	route          *gatewayv1.HTTPRoute
 	gatewayAccepts bool
+	// active is the track the Service <name> of a blue-green release
+	// selects; switches counts the writes that changed it.
+	active   string
+	switches int
 }
 
 func newWorld(t *testing.T, ad *platformv1.AppDeployment) *world {
@@ -68,8 +72,11 @@ func newWorld(t *testing.T, ad *platformv1.AppDeployment) *world {
 
 // observation is what the cache would show.
 func (w *world) observation() *observation {
-	obs := &observation{stable: w.deployments[platformv1.TrackStable], canary: w.deployments[platformv1.TrackCanary]}
+	obs := &observation{stable: w.deployments[platformv1.TrackStable], canary: w.deployments[w.newTrack()]}
 	obs.stable, obs.canary = obs.stable.DeepCopy(), obs.canary.DeepCopy()
+	if w.active != "" {
+		obs.service = &corev1.Service{Spec: corev1.ServiceSpec{Selector: map[string]string{platformv1.TrackLabel: w.active}}}
+	}
 	obs.pods = append(obs.pods, w.pods...)
 	obs.measured = w.measured
 	obs.route = w.routeObservation()
@@ -85,10 +92,14 @@ func (w *world) pass() *pass {
 	if p.obs.nameTaken == "" {
 		w.apply(platformv1.TrackStable, c.stableTemplate, c.stableRevision, c.stableReplicas)
 		if c.canaryReplicas != nil {
-			w.apply(platformv1.TrackCanary, p.template, p.revision, *c.canaryReplicas)
+			w.apply(w.newTrack(), p.template, p.revision, *c.canaryReplicas)
+		}
+		if c.active != w.active {
+			w.active = c.active
+			w.switches++
 		}
 		if c.removeCanary {
-			delete(w.deployments, platformv1.TrackCanary)
+			delete(w.deployments, w.newTrack())
 		}
 		for _, name := range c.stalePods {
 			w.deletePod(name)
@@ -107,6 +118,15 @@ func (w *world) pass() *pass {
 		w.measurements++
 	}
 	return p
+}
+
+// newTrack is the track of the release's new pods: the canary's, or a
+// blue-green release's preview.
+func (w *world) newTrack() string {
+	if w.ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen {
+		return platformv1.TrackPreview
+	}
+	return platformv1.TrackCanary
 }
 
 func (w *world) apply(track string, template *corev1.PodTemplateSpec, revision string, replicas int32) {
@@ -243,7 +263,8 @@ func (w *world) run() {
 // fingerprint sums up the world's Deployments and pods.
 func (w *world) fingerprint() string {
 	var b strings.Builder
-	for _, track := range []string{platformv1.TrackStable, platformv1.TrackCanary} {
+	fmt.Fprintf(&b, "active:%s;", w.active)
+	for _, track := range []string{platformv1.TrackStable, platformv1.TrackCanary, platformv1.TrackPreview} {
 		if d := w.deployments[track]; d != nil {
 			fmt.Fprintf(&b, "%s:%s:%d;", track, d.Spec.Template.Labels[platformv1.RevisionLabel], ptr.Deref(d.Spec.Replicas, 1))
 		}
@@ -270,13 +291,21 @@ func (w *world) check() {
 		w.t.Fatalf("both Deployments at full size (%d)", n)
 	}
 	var ready int32
+	byTrack := map[string]int32{}
 	for i := range w.pods {
 		if podReady(&w.pods[i]) {
 			ready++
+			byTrack[w.pods[i].Labels[platformv1.TrackLabel]]++
 		}
 	}
 	if meta.IsStatusConditionTrue(w.ad.Status.Conditions, platformv1.ConditionAvailable) && ready < n {
 		w.t.Fatalf("%d of %d pods ready while Available is True", ready, n)
+	}
+	// A blue-green release's Service always selects a track whose pods
+	// are all ready, once the application was available.
+	if w.active != "" && meta.IsStatusConditionTrue(w.ad.Status.Conditions, platformv1.ConditionAvailable) &&
+		byTrack[w.active] < n {
+		w.t.Fatalf("the Service selects the %s pods, %d of %d ready", w.active, byTrack[w.active], n)
 	}
 }
 

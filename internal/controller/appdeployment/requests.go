@@ -52,7 +52,7 @@ func (p *pass) handleAbort() {
 	}
 	p.next.handled.Abort = v
 	p.end(platformv1.OutcomeAborted, platformv1.ReasonAborted,
-		fmt.Sprintf("Canary %s aborted by %s", describe(c.Version, c.Revision), by))
+		fmt.Sprintf("%s %s aborted by %s%s", p.noun(), describe(c.Version, c.Revision), by, p.switchBack(c)))
 }
 
 // handleRetry starts again a canary that was rolled back, aborted or held on
@@ -67,7 +67,7 @@ func (p *pass) handleRetry() {
 	case failed(c):
 		p.next.handled.Retry = v
 		p.next.canary = p.newCanary()
-	case c == nil && p.isCanary() && p.blocked(&p.next):
+	case c == nil && p.progressive() && p.blocked(&p.next):
 		if p.obs.canary != nil {
 			return // still winding down
 		}
@@ -77,8 +77,12 @@ func (p *pass) handleRetry() {
 		p.ignore(&p.next.handled.Retry, v, "Retry", by, "nothing was rolled back, aborted or failed for the current spec")
 		return
 	}
-	p.transition(corev1.EventTypeNormal, EventCanaryStarted, "Retry",
-		fmt.Sprintf("Canary %s retried by %s, from step 1 with new pods", describe(p.version(), p.revision), by))
+	started := EventCanaryStarted
+	if p.isBlueGreen() {
+		started = EventPreviewStarted
+	}
+	p.transition(corev1.EventTypeNormal, started, "Retry",
+		fmt.Sprintf("%s %s retried by %s, from step 1 with new pods", p.noun(), describe(p.version(), p.revision), by))
 }
 
 // handlePromote completes the current step of a running canary: its pause

@@ -37,7 +37,7 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 		Workload:           ptr.Deref(obs.workloadStatus, platformv1.WorkloadStatus{}),
 	}
 	var replicas, ready, available int32
-	for _, d := range []*appsv1.Deployment{obs.stable, obs.canary} {
+	for _, d := range []*appsv1.Deployment{obs.stable, obs.canary, obs.leftover} {
 		if d != nil {
 			replicas += d.Status.Replicas
 			ready += d.Status.ReadyReplicas
@@ -54,14 +54,24 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 	}
 	if c := st.Canary; c != nil {
 		c.Replicas = ptr.To(replicasOf(obs.canary))
-		canaryReady := obs.ready(platformv1.TrackCanary, c.Revision)
+		canaryReady := obs.ready(p.track(), c.Revision)
 		c.ReadyReplicas = &canaryReady
 		i := stepIndex(c)
 		c.Weight = &platformv1.CanaryWeight{
 			Desired: ptr.To(release.Weight(p.canaryPods(i), p.stableShare(i))),
 			Actual:  ptr.To(release.Weight(canaryReady, canaryReady+obs.ready(platformv1.TrackStable, ""))),
 		}
-		if p.weighted() {
+		switch {
+		case p.isBlueGreen():
+			// The share of the Service's requests: all or none, by the
+			// track it is seen to select.
+			c.Active = obs.active()
+			c.Weight.Desired = ptr.To(p.steps[min(i, int32(len(p.steps))-1)].Weight)
+			c.Weight.Actual = ptr.To[int32](0)
+			if c.Active == platformv1.TrackPreview {
+				c.Weight.Actual = ptr.To[int32](100)
+			}
+		case p.weighted():
 			c.Weight.Desired = ptr.To(p.steps[min(i, int32(len(p.steps))-1)].Weight)
 			c.Weight.Actual = ptr.To[int32](0)
 			if ro := obs.route; ro != nil && ro.problem == "" {
@@ -136,9 +146,10 @@ func (p *pass) stableShare(i int32) int32 {
 	return canary + release.StableReplicas(canary, p.replicas)
 }
 
-// podsOf counts the ready pods of a revision on both tracks.
+// podsOf counts the ready pods of a revision on every track.
 func (p *pass) podsOf(revision string) int32 {
-	return p.obs.ready(platformv1.TrackStable, revision) + p.obs.ready(platformv1.TrackCanary, revision)
+	return p.obs.ready(platformv1.TrackStable, revision) + p.obs.ready(platformv1.TrackCanary, revision) +
+		p.obs.ready(platformv1.TrackPreview, revision)
 }
 
 // conditions sets Available, Progressing and Ready, and the phase, pause
@@ -209,7 +220,7 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 	if c := p.next.canary; c != nil && p.running(&p.next) {
 		if f := c.Failure; failed(c) {
 			return platformv1.PhaseDegraded, "", platformv1.ReasonCanaryFailed,
-				fmt.Sprintf("canary %s failed (%s: %s); held: retry or abort", cur, f.Reason, f.Message)
+				fmt.Sprintf("%s %s failed (%s: %s); held: retry or abort", strings.ToLower(p.noun()), cur, f.Reason, f.Message)
 		}
 		msg := p.canaryMessage(c, st)
 		held, why := p.stepPause(c)
@@ -234,7 +245,7 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 		}
 		msg := fmt.Sprintf("%s; stable %s", o.Message, describe(st.StableVersion, st.StableRevision))
 		if p.obs.canary != nil {
-			msg += ", removing the canary once the stable pods are back"
+			msg += fmt.Sprintf(", removing the %s once the stable pods are back", p.leftTrack())
 		}
 		return platformv1.PhaseDegraded, "", reason, msg
 	}
@@ -245,13 +256,13 @@ func (p *pass) summary(st *platformv1.AppDeploymentStatus) (platformv1.Phase, pl
 		}
 		return platformv1.PhaseDegraded, "", platformv1.ReasonProgressDeadlineExceeded, msg
 	}
-	if st.StableRevision == p.revision && rolledOut(p.obs.stable, p.replicas) && p.obs.canary == nil {
+	if st.StableRevision == p.revision && rolledOut(p.obs.stable, p.replicas) && p.obs.canary == nil && p.obs.leftover == nil {
 		return platformv1.PhaseHealthy, "", platformv1.ReasonReleased,
 			fmt.Sprintf("%s: %d/%d pods ready", cur, ptr.Deref(st.ReadyReplicas, 0), p.replicas)
 	}
 	msg := fmt.Sprintf("%s: %d/%d pods updated and ready", cur, ptr.Deref(st.UpdatedReplicas, 0), p.replicas)
-	if p.obs.canary != nil && !p.running(&p.next) {
-		msg += ", removing the canary once the stable pods are ready"
+	if p.obs.canary != nil && !p.running(&p.next) || p.obs.leftover != nil {
+		msg += fmt.Sprintf(", removing the %s once the stable pods are ready", p.leftTrack())
 	}
 	if ad.Spec.Paused {
 		return platformv1.PhasePaused, platformv1.PauseManual, platformv1.ReasonPaused, msg + ", paused"
@@ -287,8 +298,23 @@ func failureReason(reason string) bool {
 	return false
 }
 
+// leftTrack names the Deployment that goes once the stable pods are
+// ready: the canary, or a blue-green release's preview.
+func (p *pass) leftTrack() string {
+	if d := p.obs.canary; d != nil {
+		return d.Labels[platformv1.TrackLabel]
+	}
+	if d := p.obs.leftover; d != nil {
+		return d.Labels[platformv1.TrackLabel]
+	}
+	return p.track()
+}
+
 // canaryMessage is the one line that says where a canary is.
 func (p *pass) canaryMessage(c *platformv1.CanaryStatus, st *platformv1.AppDeploymentStatus) string {
+	if p.isBlueGreen() {
+		return p.blueGreenMessage(c, st)
+	}
 	i := stepIndex(c)
 	w := st.Canary.Weight
 	var b strings.Builder
@@ -301,6 +327,37 @@ func (p *pass) canaryMessage(c *platformv1.CanaryStatus, st *platformv1.AppDeplo
 	fmt.Fprintf(&b, ", step %d/%d (%d%%)", i+1, len(p.steps), p.steps[i].Weight)
 	if u := c.Step.PauseUntil; u != nil && p.now.Before(u) {
 		fmt.Fprintf(&b, ", paused until %s", u.UTC().Format("15:04:05"))
+	}
+	return b.String()
+}
+
+// blueGreenMessage is the one line that says where a blue-green release is.
+func (p *pass) blueGreenMessage(c *platformv1.CanaryStatus, st *platformv1.AppDeploymentStatus) string {
+	i := stepIndex(c)
+	v := describe(c.Version, c.Revision)
+	ready := ptr.Deref(st.Canary.ReadyReplicas, 0)
+	var b strings.Builder
+	switch {
+	case i >= int32(len(p.steps)):
+		fmt.Fprintf(&b, "preview %s serves Service %s, promoting: %d/%d stable pods updated", v, p.ad.Name,
+			p.obs.ready(platformv1.TrackStable, c.Revision), p.replicas)
+		return b.String()
+	case i == release.BlueGreenSwitched:
+		active := st.Canary.Active
+		if active == "" {
+			active = platformv1.TrackStable
+		}
+		fmt.Fprintf(&b, "preview %s: %d/%d pods, Service %s selects the %s pods", v, ready, p.replicas, p.ad.Name, active)
+	default:
+		fmt.Fprintf(&b, "preview %s: %d/%d pods behind Service %s%s, Service %s selects the stable pods", v, ready, p.replicas,
+			p.ad.Name, platformv1.PreviewSuffix, p.ad.Name)
+	}
+	if u := c.Step.PauseUntil; u != nil && p.now.Before(u) {
+		what := "promotion at"
+		if i == release.BlueGreenSwitched {
+			what = "old pods kept until"
+		}
+		fmt.Fprintf(&b, ", %s %s", what, u.UTC().Format("15:04:05"))
 	}
 	return b.String()
 }
