@@ -304,6 +304,8 @@ type burstDiagnosis struct {
 	// TaskPassErrors are the passes among them that ended in an error.
 	TaskPassErrors float64 `json:"taskPassErrors"`
 	Writes         float64 `json:"writes"`
+	// WritesBy splits Writes by "verb resource".
+	WritesBy map[string]float64 `json:"writesBy,omitempty"`
 	// PassSeconds is the mean time of a ScheduleTask pass, and RunPassSeconds
 	// that of a TaskRun pass (controller_runtime_reconcile_time_seconds):
 	// with the worker count, how long the queue takes to drain.
@@ -351,6 +353,7 @@ func diagnoseBurst(before, after sample, toRun, skew []time.Duration) burstDiagn
 		APISeconds:         meanDelta(before.apiTime, after.apiTime),
 		CPUSeconds:         after.cpuSeconds - before.cpuSeconds,
 	}
+	_, d.WritesBy = storedWrites(before, after)
 	var lateSkew []time.Duration
 	for i, t := range toRun {
 		if t > lateRun {

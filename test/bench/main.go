@@ -284,9 +284,9 @@ func recordingRows(tw io.Writer, r *results) {
 // its passes, its writes and its queue's wait.
 func passesRow(tw io.Writer, what string, d burstDiagnosis) {
 	fmt.Fprintf(tw, "\t%s: ScheduleTask passes, writes, queue wait\t"+
-		"%.0f passes (%.0f errors, mean %.0f ms; TaskRun passes %.0f ms), %.0f manager writes; "+
+		"%.0f passes (%.0f errors, mean %.0f ms; TaskRun passes %.0f ms), %.0f manager writes (%s); "+
 		"queue wait p50 <= %.3gs, p99 <= %.3gs\t-\t-\n",
-		what, d.TaskPasses, d.TaskPassErrors, d.PassSeconds*1000, d.RunPassSeconds*1000, d.Writes,
+		what, d.TaskPasses, d.TaskPassErrors, d.PassSeconds*1000, d.RunPassSeconds*1000, d.Writes, writeCounts(d.WritesBy),
 		d.QueueWaitP50UpTo, d.QueueWaitP99UpTo)
 }
 
@@ -365,9 +365,16 @@ func coldStartRows(tw io.Writer, r *results) {
 		cold.Reconciles > 0 && (cold.ReadySeconds <= targetReadySec || nearFloor) && cold.Writes == 0)
 }
 
+// writeCounts lists writes by what was written, most first: "2000 create
+// taskruns, 1500 update taskruns/status".
+func writeCounts(by map[string]float64) string { return listWrites(by, "%.0f %s") }
+
 // writesBy lists writes by what was written, most first: "1.00 create
 // cronjobs, 1.00 update scheduletasks/status".
-func writesBy(by map[string]float64) string {
+func writesBy(by map[string]float64) string { return listWrites(by, "%.2f %s") }
+
+// listWrites lists by's counts, most first, each in format (count, what).
+func listWrites(by map[string]float64, format string) string {
 	whats := slices.Collect(maps.Keys(by))
 	slices.SortFunc(whats, func(a, b string) int {
 		if c := cmp.Compare(by[b], by[a]); c != 0 {
@@ -376,8 +383,8 @@ func writesBy(by map[string]float64) string {
 		return strings.Compare(a, b)
 	})
 	parts := make([]string, len(whats))
-	for i, what := range whats {
-		parts[i] = fmt.Sprintf("%.2f %s", by[what], what)
+	for i, w := range whats {
+		parts[i] = fmt.Sprintf(format, by[w], w)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -119,7 +119,7 @@ func TestAnalysis_BadCanaryRollsBackAfterFailureLimitFailsAndStatusWatchExits1(t
 	ad := analysedApp(ns, nil)
 	released(t, ad)
 	change(t, ad, func(got *platformv1.AppDeployment) {
-		got.Spec.Image = "harbor.example.com/order-service:v1.2.5-bad"
+		got.Spec.Image = imageBad
 	})
 	stdout, stderr, code := runPlugin(t, "kubectl-appdeploy", ns, "status", ad.Name, "--watch", "--timeout", "3m")
 	if code != 1 {
@@ -230,7 +230,7 @@ func TestAnalysis_CompareToStableCatchesACanaryWorseThanStableUnderTheThreshold(
 	})
 	released(t, ad)
 	change(t, ad, func(got *platformv1.AppDeployment) {
-		got.Spec.Image = "harbor.example.com/order-service:v1.2.5-bad"
+		got.Spec.Image = imageBad
 	})
 	got := waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeRolledBack), got.Status.Message)

@@ -40,6 +40,9 @@ const (
 	image123 = "harbor.example.com/order-service:" + v123
 	image124 = "harbor.example.com/order-service:" + v124
 	image125 = "harbor.example.com/order-service:v1.2.5"
+	// imageBad is a version the traffic simulator answers badly: 10 % of
+	// its requests fail, each takes 2 s.
+	imageBad = "harbor.example.com/order-service:v1.2.5-bad"
 )
 
 // app is the design documents' AppDeployment in namespace ns, without its

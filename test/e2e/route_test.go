@@ -6,6 +6,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/controller/appdeployment"
 	"github.com/example/platform-operator/test/trafficsim"
 )
 
@@ -112,4 +114,100 @@ func TestTrafficRouting_AWeightedCanaryIsPromotedOnEvidence(t *testing.T) {
 		g.Expect(string(refs[0].Name)).To(Equal("order-service"))
 		g.Expect(refs[0].Weight).To(HaveValue(Equal(int32(100))))
 	}).WithTimeout(settleTimeout).Should(Succeed())
+}
+
+// TestTrafficRouting_ABadCanaryIsRolledBackAtItsFirstWeight releases a
+// canary whose version fails a tenth of its requests: measured on the
+// requests the route sends it at 5 %, it is rolled back there, never
+// given more, and the route sends everything to the stable pods again.
+func TestTrafficRouting_ABadCanaryIsRolledBackAtItsFirstWeight(t *testing.T) {
+	t.Parallel()
+	judgedByPrometheus(t)
+	ns := newNamespace(t)
+	route := gatewayFor(t, ns)
+	ad := weightedAnalysedApp(ns)
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) {
+		got.Spec.Image = imageBad
+	})
+
+	desired := map[int32]bool{}
+	var samples []string
+	got := &platformv1.AppDeployment{}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(cluster.Client.Get(t.Context(), keyOf(ad), got)).To(Succeed())
+		if c := got.Status.Canary; c != nil && c.Weight != nil {
+			desired[ptr.Deref(c.Weight.Desired, -1)] = true
+			if a := c.Analysis; a != nil {
+				for _, cs := range a.Criteria {
+					if cs.LastResult == platformv1.MeasurementFail {
+						samples = append(samples, cs.Message)
+					}
+				}
+			}
+		}
+		g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeRolledBack), got.Status.Message)
+		g.Expect(got.Status.Canary).To(BeNil())
+	}).WithTimeout(routedTimeout).WithPolling(250 * time.Millisecond).Should(Succeed())
+	if o := got.Status.LastOutcome; o.Reason != appdeployment.ReasonAnalysisFailed || got.Status.StableVersion != v123 {
+		t.Fatalf("outcome %+v, stable %s", o, got.Status.StableVersion)
+	}
+	if len(desired) != 1 || !desired[5] {
+		t.Errorf("weights asked for during the canary: %v, want only 5", desired)
+	}
+	// The failing measurements counted the canary's own requests: n > 0.
+	if len(samples) == 0 || !strings.Contains(samples[0], "(n=") || strings.Contains(samples[0], "(n=0)") {
+		t.Errorf("failing measurements %q, want the canary's own requests counted", samples)
+	}
+	cur := &gatewayv1.HTTPRoute{}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(route), cur)).To(Succeed())
+		refs := cur.Spec.Rules[0].BackendRefs
+		g.Expect(refs).To(HaveLen(1), "the canary's backendRef goes with the canary")
+		g.Expect(string(refs[0].Name)).To(Equal("order-service"))
+		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
+	}).WithTimeout(settleTimeout).Should(Succeed())
+}
+
+// TestTrafficRouting_ARouteNobodyServesPausesTheCanary attaches the route
+// to a Gateway of a class no controller serves: no gateway ever accepts
+// the canary's weight, so its first step never starts; the release pauses
+// with RouteNotAccepted, which `kubectl appdeploy status` exits 3 on.
+func TestTrafficRouting_ARouteNobodyServesPausesTheCanary(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	gw := &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nowhere"},
+		Spec: gatewayv1.GatewaySpec{GatewayClassName: "served-by-nobody",
+			Listeners: []gatewayv1.Listener{{Name: "http", Protocol: gatewayv1.HTTPProtocolType, Port: 80}}}}
+	g.Expect(cluster.Client.Create(ctx, gw)).To(Succeed())
+	route := &gatewayv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "shop"},
+		Spec: gatewayv1.HTTPRouteSpec{
+			CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "nowhere"}}},
+			Rules: []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+				BackendObjectReference: gatewayv1.BackendObjectReference{
+					Name: "order-service", Port: ptr.To[gatewayv1.PortNumber](8080)}}}}}},
+		}}
+	g.Expect(cluster.Client.Create(ctx, route)).To(Succeed())
+	ad := app(ns, func(ad *platformv1.AppDeployment) {
+		ad.Spec.Port = 8080
+		ad.Spec.Strategy.CanaryPercent = 0
+		ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 10, PauseSeconds: ptr.To[int32](5)}}
+		ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = "shop"
+	})
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+
+	got := waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseRouteNotAccepted), got.Status.Message)
+	})
+	if c := got.Status.Canary; c == nil || c.Step == nil || c.Step.ReadyAt != nil ||
+		c.Route.Accepted == metav1.ConditionTrue {
+		t.Fatalf("canary %+v: want its first step not started, the route not accepted", c)
+	}
+	stdout, stderr, code := runPlugin(t, "kubectl-appdeploy", ns, "status", ad.Name)
+	if code != 3 {
+		t.Fatalf("status exited %d, want 3 (paused)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 }
