@@ -555,7 +555,7 @@ type Analysis struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.blueGreen) || (has(self.type) && self.type == 'blueGreen')",message="blueGreen applies only to type blueGreen",fieldPath=".blueGreen"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'canary' || has(self.canaryPercent) != has(self.steps)",message="a canary needs exactly one of canaryPercent or steps"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type == 'rolling' || (!has(self.maxSurge) && !has(self.maxUnavailable))",message="maxSurge and maxUnavailable apply only to type rolling"
-// +kubebuilder:validation:XValidation:rule="!has(self.trafficRouting) || (has(self.type) && self.type == 'canary')",message="trafficRouting applies only to type canary",fieldPath=".trafficRouting"
+// +kubebuilder:validation:XValidation:rule="!has(self.trafficRouting) || (has(self.type) && (self.type == 'canary' || self.type == 'blueGreen'))",message="trafficRouting applies only to types canary and blueGreen",fieldPath=".trafficRouting"
 // +kubebuilder:validation:XValidation:rule="has(self.trafficRouting) || !has(self.steps) || self.steps.all(s, !has(s.canaryReplicas) && !has(s.headerRoute))",message="canaryReplicas and headerRoute need trafficRouting: without a router the canary's share of requests is its share of the pods",fieldPath=".steps"
 type Strategy struct {
 	// type is rolling (the default), recreate, canary or blueGreen.
@@ -684,8 +684,10 @@ type TrafficRouting struct {
 }
 
 // GatewayAPIRouting names the HTTPRoute, and the rules of it, whose backend
-// weights a canary moves. The operator keeps two Services, <name> (stable
-// pods) and <name>-canary (canary pods), and in each targeted rule sets the
+// weights a release moves. The operator keeps two Services, <name> (stable
+// pods) and <name>-canary (canary pods) or, blue-green, <name>-preview
+// (the preview's pods, weight 0 until the switch, then 100 until the
+// stable pods run the new version), and in each targeted rule sets the
 // weights of the backendRefs naming them; everything else in the route
 // stays as its owner wrote it.
 type GatewayAPIRouting struct {

@@ -63,6 +63,16 @@ func Track(s *platformv1.Strategy) string {
 	return ""
 }
 
+// Suffix ends the name of the Deployment, and of the Service of a
+// weighted release, of the new track's pods: -canary, or a blue-green
+// release's -preview.
+func Suffix(s *platformv1.Strategy) string {
+	if s.Type == platformv1.StrategyBlueGreen {
+		return platformv1.PreviewSuffix
+	}
+	return platformv1.CanarySuffix
+}
+
 // Blue-green steps: the preview runs beside the stable pods, then the
 // Service selects it while the old pods wait.
 const (

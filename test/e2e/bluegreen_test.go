@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -134,14 +135,23 @@ func (sw *serviceWatch) seen() ([]string, []string) {
 	return slices.Clone(sw.tracks), slices.Clone(sw.violations)
 }
 
-func TestBlueGreen_PreviewJudgedThenSwitchedToInOneWriteThenPromoted(t *testing.T) {
+// releaseBlueGreen releases blueGreenApp(pre, post) in a namespace of its
+// own, in parallel with the other tests its Prometheus judges, then starts
+// watching its Service and asks for image.
+func releaseBlueGreen(t *testing.T, pre, post float64, image string) (*platformv1.AppDeployment, *serviceWatch) {
+	t.Helper()
 	t.Parallel()
 	judgedByPrometheus(t)
-	ns := newNamespace(t)
-	ad := blueGreenApp(ns, 1, 1)
+	ad := blueGreenApp(newNamespace(t), pre, post)
 	released(t, ad)
 	sw := watchService(t, ad)
-	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image })
+	return ad, sw
+}
+
+func TestBlueGreen_PreviewJudgedThenSwitchedToInOneWriteThenPromoted(t *testing.T) {
+	ad, sw := releaseBlueGreen(t, 1, 1, image124)
+	ns := ad.Namespace
 
 	// The preview runs at full size beside the stable pods, and the
 	// Service stays on them until the analysis has passed.
@@ -168,17 +178,10 @@ func TestBlueGreen_PreviewJudgedThenSwitchedToInOneWriteThenPromoted(t *testing.
 }
 
 func TestBlueGreen_AFailingPostPromotionAnalysisSwitchesBackToTheOldPods(t *testing.T) {
-	t.Parallel()
-	judgedByPrometheus(t)
-	ns := newNamespace(t)
 	// The bad version answers 10 % of requests with 500: enough for the
 	// preview's bound of 20 %, too many once it serves (1 %).
-	ad := blueGreenApp(ns, 20, 1)
-	released(t, ad)
-	sw := watchService(t, ad)
-	change(t, ad, func(got *platformv1.AppDeployment) {
-		got.Spec.Image = imageBad
-	})
+	ad, sw := releaseBlueGreen(t, 20, 1, imageBad)
+	ns := ad.Namespace
 
 	got := waitAnalysed(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
 		g.Expect(got.Status.LastOutcome.Result).To(Equal(platformv1.OutcomeRolledBack), got.Status.Message)
@@ -193,4 +196,48 @@ func TestBlueGreen_AFailingPostPromotionAnalysisSwitchesBackToTheOldPods(t *test
 	}).WithTimeout(releaseTimeout).Should(Succeed())
 	sw.expectSwitchedThereAndBack(t)
 	expectEvent(t, ad, appdeployment.EventRolledBack, "switches back to the stable pods")
+}
+
+// TestBlueGreen_WithARouteTheWeightsSwitch releases a blue-green version
+// through the route the traffic simulator serves as a gateway: the
+// Service order-service stays on the stable pods, the route's rule gets
+// the preview's Service at weight 0, then 100 at the switch (judged by
+// the post-promotion analysis on the requests the route now sends it),
+// then only the stable Service again once the stable pods run the new
+// version. (Before the switch no request reaches the preview through the
+// route, so it has no pre-promotion analysis here: testers would reach
+// order-service-preview directly.)
+func TestBlueGreen_WithARouteTheWeightsSwitch(t *testing.T) {
+	t.Parallel()
+	judgedByPrometheus(t)
+	ns := newNamespace(t)
+	route := gatewayFor(t, ns)
+	ad := blueGreenApp(ns, 1, 1)
+	ad.Spec.Strategy.BlueGreen.PrePromotionAnalysis = platformv1.BlueGreenAnalysis{}
+	ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = route.Name
+	released(t, ad)
+	sw := watchService(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+
+	seen := map[int32]bool{}
+	got := &platformv1.AppDeployment{}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(cluster.Client.Get(t.Context(), keyOf(ad), got)).To(Succeed())
+		if c := got.Status.Canary; c != nil && c.Step != nil && c.Step.ReadyAt != nil && c.Weight != nil {
+			g.Expect(c.Route.Accepted).To(Equal(metav1.ConditionTrue))
+			seen[ptr.Deref(c.Weight.Actual, -1)] = true
+		}
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
+	}).WithTimeout(routedTimeout).WithPolling(250 * time.Millisecond).Should(Succeed())
+	if !seen[0] || !seen[100] {
+		t.Errorf("the started steps showed the preview's weight %v, want 0 and 100", seen)
+	}
+	expectOnlyStableBackend(t, route)
+	if tracks, violations := sw.seen(); !slices.Equal(tracks, []string{platformv1.TrackStable}) || len(violations) > 0 {
+		t.Fatalf("the Service selected %v in turn (want the stable pods only); violations: %v", tracks, violations)
+	}
+	NewWithT(t).Eventually(func(g Gomega) {
+		g.Expect(deployment(g, t, ns, ad.Name+platformv1.PreviewSuffix)).To(BeNil())
+	}).WithTimeout(releaseTimeout).Should(Succeed())
 }

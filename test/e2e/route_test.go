@@ -106,11 +106,19 @@ func TestTrafficRouting_AWeightedCanaryIsPromotedOnEvidence(t *testing.T) {
 	if o := got.Status.LastOutcome; o.Result != platformv1.OutcomePromoted {
 		t.Fatalf("outcome %+v", o)
 	}
+	expectOnlyStableBackend(t, route)
+}
+
+// expectOnlyStableBackend waits until the route's rule sends every request
+// to the stable Service alone: the canary's backendRef is gone with the
+// canary, and everything else is as the route's owner wrote it.
+func expectOnlyStableBackend(t *testing.T, route *gatewayv1.HTTPRoute) {
+	t.Helper()
 	cur := &gatewayv1.HTTPRoute{}
 	NewWithT(t).Eventually(func(g Gomega) {
 		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(route), cur)).To(Succeed())
 		refs := cur.Spec.Rules[0].BackendRefs
-		g.Expect(refs).To(HaveLen(1), "the canary's backendRef stays after the promotion")
+		g.Expect(refs).To(HaveLen(1), "the canary's backendRef goes with the canary")
 		g.Expect(string(refs[0].Name)).To(Equal("order-service"))
 		g.Expect(refs[0].Weight).To(HaveValue(Equal(int32(100))))
 	}).WithTimeout(settleTimeout).Should(Succeed())
@@ -159,12 +167,8 @@ func TestTrafficRouting_ABadCanaryIsRolledBackAtItsFirstWeight(t *testing.T) {
 	if len(samples) == 0 || !strings.Contains(samples[0], "(n=") || strings.Contains(samples[0], "(n=0)") {
 		t.Errorf("failing measurements %q, want the canary's own requests counted", samples)
 	}
-	cur := &gatewayv1.HTTPRoute{}
+	expectOnlyStableBackend(t, route)
 	NewWithT(t).Eventually(func(g Gomega) {
-		g.Expect(cluster.Client.Get(t.Context(), client.ObjectKeyFromObject(route), cur)).To(Succeed())
-		refs := cur.Spec.Rules[0].BackendRefs
-		g.Expect(refs).To(HaveLen(1), "the canary's backendRef goes with the canary")
-		g.Expect(string(refs[0].Name)).To(Equal("order-service"))
 		g.Expect(deployment(g, t, ns, "order-service-canary")).To(BeNil())
 	}).WithTimeout(settleTimeout).Should(Succeed())
 }

@@ -300,37 +300,52 @@ func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time, bl
 	}
 	canary := root.Add("%s", line)
 	if blueGreen {
-		canary.Add("%s", activeLine(c))
+		if c.Active != "" {
+			canary.Add("%s", activeLine(c))
+		}
+		if c.Route.Name != "" {
+			weightLines(canary, c, now)
+		}
 		if s := c.Step; s != nil {
 			canary.Add("%s", blueGreenStepLine(s, now))
 		}
 		failureLine(canary, c, now)
 		return
 	}
-	if w := c.Weight; w != nil {
-		line := fmt.Sprintf("Weight: desired %s, actual %s", percent(w.Desired), percent(w.Actual))
-		if r := c.Route; r.Name != "" {
-			line += " on HTTPRoute " + core.Safe(r.Name)
-			if len(r.Rules) > 0 {
-				line += " (" + core.Safe(strings.Join(r.Rules, ", ")) + ")"
-			}
-		}
-		weight := canary.Add("%s", line)
-		if r := c.Route; r.Name != "" && r.Accepted != metav1.ConditionTrue {
-			route := fmt.Sprintf("Route not accepted (%s)", core.OrDash(string(r.Accepted)))
-			if r.WaitingSince != nil {
-				route += ", waiting since " + core.Relative(r.WaitingSince.Time, now)
-			}
-			if r.Message != "" {
-				route += ": " + core.Safe(r.Message)
-			}
-			weight.Add("%s", route)
-		}
+	if c.Weight != nil {
+		weightLines(canary, c, now)
 	}
 	if s := c.Step; s != nil {
 		canary.Add("%s", stepLine(s, now))
 	}
 	failureLine(canary, c, now)
+}
+
+// weightLines adds the weight desired and actual and, on a route, whether
+// its gateways accepted it.
+func weightLines(canary *core.Tree, c *platformv1.CanaryStatus, now time.Time) {
+	w := c.Weight
+	if w == nil {
+		w = &platformv1.CanaryWeight{}
+	}
+	line := fmt.Sprintf("Weight: desired %s, actual %s", percent(w.Desired), percent(w.Actual))
+	if r := c.Route; r.Name != "" {
+		line += " on HTTPRoute " + core.Safe(r.Name)
+		if len(r.Rules) > 0 {
+			line += " (" + core.Safe(strings.Join(r.Rules, ", ")) + ")"
+		}
+	}
+	weight := canary.Add("%s", line)
+	if r := c.Route; r.Name != "" && r.Accepted != metav1.ConditionTrue {
+		route := fmt.Sprintf("Route not accepted (%s)", core.OrDash(string(r.Accepted)))
+		if r.WaitingSince != nil {
+			route += ", waiting since " + core.Relative(r.WaitingSince.Time, now)
+		}
+		if r.Message != "" {
+			route += ": " + core.Safe(r.Message)
+		}
+		weight.Add("%s", route)
+	}
 }
 
 // failureLine adds why a held release failed, if it did.

@@ -4,6 +4,7 @@
 package appdeployment
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/httproute"
 	"github.com/example/platform-operator/internal/release"
 )
 
@@ -146,6 +148,49 @@ func TestBlueGreen_WithoutAutoPromotionThePreviewWaitsForPromote(t *testing.T) {
 	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
 	if w.ad.Status.StableVersion != v124 || w.switches != 3 {
 		t.Fatalf("stable %s after %d switches", w.ad.Status.StableVersion, w.switches)
+	}
+	w.expectEvents(EventPreviewStarted, EventSwitched, EventPromoted)
+}
+
+func TestBlueGreen_WithARouteTheWeightsSwitchAndTheServiceStaysOnTheStablePods(t *testing.T) {
+	ad := blueGreenApp()
+	ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = "front"
+	w := newWorld(t, ad)
+	w.prometheus = newFakePrometheus(0.1, 0.1)
+	w.route, w.gatewayAccepts = frontRoute(ad), true
+	w.run()
+	w.setImage(image124)
+
+	// The preview is judged with no share of the route, then gets all of
+	// it; the old pods keep running meanwhile, and the Service never
+	// leaves them.
+	weights := []int32{}
+	note := func() {
+		if ro := w.routeObservation(); ro != nil && ro.problem == "" &&
+			(len(weights) == 0 || weights[len(weights)-1] != ro.weight) {
+			weights = append(weights, ro.weight)
+		}
+	}
+	for range 120 {
+		w.runFor(time.Second)
+		note()
+		if w.active != platformv1.TrackStable {
+			t.Fatalf("the Service selects %q with a route: the route's weights switch, not the Service", w.active)
+		}
+		if w.ad.Status.LastOutcome.Revision == w.ad.Status.CurrentRevision {
+			break
+		}
+	}
+	w.run()
+	note()
+	w.expectPhase(platformv1.PhaseHealthy, platformv1.ReasonReleased)
+	if want := []int32{0, 100, 0}; !slices.Equal(weights, want) {
+		t.Errorf("the preview's weight on the route went %v, want %v", weights, want)
+	}
+	if httproute.HasCanary(w.route, []int{0}, backends(ad)) || w.deployments[platformv1.TrackPreview] != nil ||
+		w.ad.Status.StableVersion != v124 {
+		t.Fatalf("after the promotion: route %+v, preview %v, stable %s", w.route.Spec.Rules[0].BackendRefs,
+			w.deployments[platformv1.TrackPreview] != nil, w.ad.Status.StableVersion)
 	}
 	w.expectEvents(EventPreviewStarted, EventSwitched, EventPromoted)
 }

@@ -192,6 +192,8 @@ func (r *Reconciler) reconcileServices(ctx context.Context, ad *platformv1.AppDe
 	stableTrack := "" // both tracks
 	switch {
 	case weighted:
+		// The route's weights move the requests, also a blue-green
+		// release's at its switch.
 		stableTrack = platformv1.TrackStable
 	case blueGreen:
 		stableTrack = p.children.active
@@ -202,7 +204,7 @@ func (r *Reconciler) reconcileServices(ctx context.Context, ad *platformv1.AppDe
 		track  string
 	}{
 		{ad.Name, ad.Spec.Port != 0, stableTrack},
-		{ad.Name + platformv1.CanarySuffix, weighted, platformv1.TrackCanary},
+		{ad.Name + platformv1.CanarySuffix, weighted && !blueGreen, platformv1.TrackCanary},
 		{ad.Name + platformv1.PreviewSuffix, blueGreen, platformv1.TrackPreview},
 	} {
 		if !svc.wanted {

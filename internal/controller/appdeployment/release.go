@@ -168,9 +168,6 @@ func (p *pass) recordChanged() bool {
 		!equality.Semantic.DeepEqual(p.stored.history, p.next.history)
 }
 
-// isCanary reports whether the spec releases by canary.
-func (p *pass) isCanary() bool { return p.ad.Spec.Strategy.Type == platformv1.StrategyCanary }
-
 // isBlueGreen reports whether the spec releases blue-green.
 func (p *pass) isBlueGreen() bool { return p.ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen }
 
@@ -319,14 +316,15 @@ func (p *pass) stableBack() bool {
 // selects under record r: the preview from the switch until the stable
 // Deployment has rolled out the new version at full size, unless the
 // release failed (held with rollback.onFailure Pause, the old pods serve
-// again); the stable pods otherwise. Empty for the other strategies.
+// again); the stable pods otherwise, and always with a route (whose
+// weights switch instead). Empty for the other strategies.
 func (p *pass) activeTrack(r *record) string {
 	if !p.isBlueGreen() {
 		return ""
 	}
 	c := r.canary
 	switch {
-	case !p.running(r), failed(c), stepIndex(c) < release.BlueGreenSwitched:
+	case p.weighted(), !p.running(r), failed(c), stepIndex(c) < release.BlueGreenSwitched:
 		return platformv1.TrackStable
 	case stepIndex(c) >= int32(len(p.steps)) && p.stableRevision() == p.revision && rolledOut(p.obs.stable, p.replicas) &&
 		p.obs.ready(platformv1.TrackStable, p.revision) >= p.replicas:
@@ -464,7 +462,7 @@ func (p *pass) advance() {
 		// A blue-green release's switch starts once the Service is seen
 		// selecting the preview.
 		if ready < want || p.weighted() && !p.stepCarried(i) ||
-			p.isBlueGreen() && i == release.BlueGreenSwitched && p.obs.active() != platformv1.TrackPreview {
+			p.isBlueGreen() && !p.weighted() && i == release.BlueGreenSwitched && p.obs.active() != platformv1.TrackPreview {
 			return
 		}
 		now := p.now

@@ -22,6 +22,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/httproute"
+	"github.com/example/platform-operator/internal/release"
 )
 
 // The route is read past the cache and not watched: watching every
@@ -64,9 +65,10 @@ func weightedSpec(ad *platformv1.AppDeployment) bool {
 	return ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute != ""
 }
 
-// backends are the application's two Services.
+// backends are the application's two Services: the stable pods', and the
+// canary's or a blue-green release's preview's.
 func backends(ad *platformv1.AppDeployment) httproute.Backends {
-	return httproute.Backends{Stable: ad.Name, Canary: ad.Name + platformv1.CanarySuffix}
+	return httproute.Backends{Stable: ad.Name, Canary: ad.Name + release.Suffix(&ad.Spec.Strategy)}
 }
 
 // observeRoute reads the HTTPRoute a weighted canary moves, past the cache:
@@ -111,8 +113,10 @@ func (ro *routeObservation) note() {
 	ro.accepted, ro.message = httproute.Accepted(ro.route)
 }
 
-// weighted reports whether the pass moves the canary's requests by weight.
-func (p *pass) weighted() bool { return p.isCanary() && weightedSpec(p.ad) }
+// weighted reports whether the pass moves the release's requests by weight
+// on a route: a weighted canary's steps, or a blue-green release's switch
+// (weights 0 and 100).
+func (p *pass) weighted() bool { return p.progressive() && weightedSpec(p.ad) }
 
 // weightedCanaryPods is the size of a weighted canary at a step: its
 // canaryReplicas, else the weight's share of the replicas, at least one.
@@ -179,7 +183,7 @@ func (p *pass) desiredRoute(c *children, rec *record) {
 		if i >= int32(len(p.steps)) {
 			return // promoting: the canary keeps its share until it ends
 		}
-		if p.obs.ready(platformv1.TrackCanary, p.revision) >= *c.canaryReplicas {
+		if p.obs.ready(p.track(), p.revision) >= *c.canaryReplicas {
 			c.routeWeight, c.headers = ptr.To(p.steps[i].Weight), stepHeaders(p.steps[i])
 		}
 	case p.obs.canary != nil:
@@ -231,7 +235,7 @@ func (p *pass) noteRoute(c *platformv1.CanaryStatus) {
 func (p *pass) waitingForRoute(c *platformv1.CanaryStatus) bool {
 	i := stepIndex(c)
 	return p.weighted() && c.Step != nil && c.Step.ReadyAt == nil && i < int32(len(p.steps)) &&
-		!p.preflightPending(c) && p.obs.ready(platformv1.TrackCanary, p.revision) >= p.canaryPods(i) &&
+		!p.preflightPending(c) && p.obs.ready(p.track(), p.revision) >= p.canaryPods(i) &&
 		!p.stepCarried(i)
 }
 

@@ -75,7 +75,7 @@ func (w *world) applyRoute(p *pass) {
 	if ro == nil || ro.route == nil || c.routeWeight == nil {
 		return
 	}
-	if *c.routeWeight > 0 && p.obs.ready(platformv1.TrackCanary, p.revision) == 0 {
+	if *c.routeWeight > 0 && p.obs.ready(p.track(), p.revision) == 0 {
 		w.t.Fatalf("the route gives the canary %d%% before a canary pod is ready", *c.routeWeight)
 	}
 	weights := httproute.SetWeight(w.route, ro.rules, ro.backends, *c.routeWeight, c.dropCanaryRef)

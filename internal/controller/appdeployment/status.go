@@ -62,7 +62,7 @@ func (p *pass) status() platformv1.AppDeploymentStatus {
 			Actual:  ptr.To(release.Weight(canaryReady, canaryReady+obs.ready(platformv1.TrackStable, ""))),
 		}
 		switch {
-		case p.isBlueGreen():
+		case p.isBlueGreen() && !p.weighted():
 			// The share of the Service's requests: all or none, by the
 			// track it is seen to select.
 			c.Active = obs.active()

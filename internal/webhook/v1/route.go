@@ -16,6 +16,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/httproute"
+	"github.com/example/platform-operator/internal/release"
 )
 
 // HTTPRouteCRD is the name of the Gateway API's HTTPRoute CRD, which
@@ -58,7 +59,7 @@ func routeErrors(ctx context.Context, reader client.Reader, ad *platformv1.AppDe
 	case err != nil:
 		return nil, fmt.Errorf("read HTTPRoute %s: %w", g.HTTPRoute, err)
 	}
-	b := httproute.Backends{Stable: ad.Name, Canary: ad.Name + platformv1.CanarySuffix}
+	b := httproute.Backends{Stable: ad.Name, Canary: ad.Name + release.Suffix(&ad.Spec.Strategy)}
 	targets, err := httproute.Targets(route, g.Rules, b)
 	if err != nil {
 		return errs, nil //nolint:nilerr // the controller pauses with the reason; the route may be fixed later
