@@ -144,7 +144,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"answers 429 with Retry-After: 1 and the API server retries. 0: no limit.")
 	fs.IntVar(&o.webhookMaxConns, "webhook-max-conns-per-source", guard.DefaultMaxConnsPerSource,
 		"Connections one address may hold open to the webhook server; beyond, a new one is closed at once. "+
-			"The API server uses a few; a pod holding connections open gets no more. Negative: no limit.")
+			"The API server calls over HTTP/1.1, a connection per call in flight and up to 25 idle per webhook, all "+
+			"from its one address: keep this above its requests in flight. Negative: no limit.")
 	fs.StringVar(&o.webhookClientCA, "webhook-client-ca", "",
 		"PEM CA bundle file: when set, /mutate-* and /validate-* serve only clients presenting a certificate of "+
 			"this CA (the API server, given one by its AdmissionConfiguration); /convert stays open.")

@@ -5,6 +5,7 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
+
+	"github.com/example/platform-operator/internal/webhook/guard"
 )
 
 // managerDeployment returns the manager's Deployment of an install.
@@ -146,8 +149,10 @@ func TestNetworkPolicy_AdmitsTheWebhookPortFromTheGivenCIDRsOnly(t *testing.T) {
 	if !slices.Equal(from, want) {
 		t.Errorf("webhook port open to %v, want %v", from, want)
 	}
-	if args := deploy.Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, "--webhook-max-conns-per-source=64") {
-		t.Errorf("manager args %v lack the chart's --webhook-max-conns-per-source", args)
+	// The chart's default is the manager's own.
+	arg := fmt.Sprintf("--webhook-max-conns-per-source=%d", guard.DefaultMaxConnsPerSource)
+	if args := deploy.Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, arg) {
+		t.Errorf("manager args %v lack the chart's %s", args, arg)
 	}
 }
 

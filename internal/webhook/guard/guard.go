@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -26,6 +28,15 @@ import (
 // admit), low enough that a flood cannot hold thousands of decoded objects
 // in memory at once.
 const DefaultMaxInFlight = 64
+
+// DefaultMaxBodyReadsPerSource is Options.MaxBodyReadsPerSource unless
+// set. A body is read whole before its request takes a slot, so that a slow
+// client holds no slot; this bounds how many bodies one address may be
+// sending at once, and so the memory its partial bodies hold (at most 7 MiB
+// each), however many connections it holds. The API server sends a body in
+// one go, so its reads overlap only for the instant of a burst, and one
+// beyond the bound is answered 429, which it retries.
+const DefaultMaxBodyReadsPerSource = 64
 
 // Default body caps. An AdmissionReview carries the object and, on an
 // update, the old one, each at most the API server's 3 MiB request limit;
@@ -52,6 +63,9 @@ const (
 	// ReasonTooManyConnections: a source already held the most connections
 	// one source may hold (the path label is "connection").
 	ReasonTooManyConnections = "TooManyConnections"
+	// ReasonTooManyBodies: a source was already sending the most request
+	// bodies one source may send at once.
+	ReasonTooManyBodies = "TooManyBodies"
 )
 
 // Kinds of path, the values of the path label: the admission paths share
@@ -69,13 +83,14 @@ var Rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Namespace: metrics.Namespace,
 	Name:      "webhook_rejected_total",
 	Help: "Webhook requests and connections refused before any webhook saw them, by path (admission, conversion, " +
-		"connection) and reason (TooManyRequests, NoClientCertificate, BodyTooLarge, BodyIncomplete, TooManyConnections).",
+		"connection) and reason (TooManyRequests, NoClientCertificate, BodyTooLarge, BodyIncomplete, TooManyConnections, " +
+		"TooManyBodies).",
 }, []string{"path", "reason"})
 
 func init() {
 	metrics.Registry.MustRegister(Rejected)
 	for _, path := range []string{PathAdmission, PathConversion} {
-		for _, reason := range []string{ReasonTooManyRequests, ReasonBodyTooLarge, ReasonBodyIncomplete} {
+		for _, reason := range []string{ReasonTooManyRequests, ReasonBodyTooLarge, ReasonBodyIncomplete, ReasonTooManyBodies} {
 			Rejected.WithLabelValues(path, reason)
 		}
 	}
@@ -98,6 +113,11 @@ type Options struct {
 	// MaxAdmissionBody and MaxConversionBody cap a request's body on each
 	// kind of path; a larger one is answered 413. Zero: the defaults.
 	MaxAdmissionBody, MaxConversionBody int64
+	// MaxBodyReadsPerSource bounds the request bodies one remote address
+	// may be sending at once, on every path together; a request beyond it
+	// is answered 429 with Retry-After: 1. Zero:
+	// DefaultMaxBodyReadsPerSource; below zero, no bound.
+	MaxBodyReadsPerSource int
 }
 
 // Server returns s with every handler registered on it behind the
@@ -109,6 +129,7 @@ func Server(s webhook.Server, opts Options) webhook.Server {
 		opts:       opts,
 		admission:  newLimiter(opts.MaxInFlight),
 		conversion: newLimiter(opts.MaxInFlight),
+		reads:      newSources(cmp.Or(opts.MaxBodyReadsPerSource, DefaultMaxBodyReadsPerSource)),
 	}
 }
 
@@ -121,6 +142,8 @@ type guardedServer struct {
 	// memory and the CPU a limit protects; conversion is apart, so that a
 	// flood of writes cannot stop reads of v1alpha1 objects.
 	admission, conversion limiter
+	// reads counts the bodies each source is sending, on every path.
+	reads *sources
 }
 
 // Register registers hook at path behind the server's defences.
@@ -141,7 +164,7 @@ func (s *guardedServer) Handler(path string, hook http.Handler) http.Handler {
 	if isAdmission(path) {
 		kind, l, maxBody = PathAdmission, s.admission, cmp.Or(s.opts.MaxAdmissionBody, DefaultMaxAdmissionBody)
 	}
-	h := readBody(kind, maxBody, limit(kind, l, hook))
+	h := readBody(kind, maxBody, s.reads, limit(kind, l, hook))
 	if kind == PathAdmission && s.opts.RequireClientCert {
 		h = requireClientCert(h)
 	}
@@ -151,10 +174,20 @@ func (s *guardedServer) Handler(path string, hook http.Handler) http.Handler {
 // readBody reads the request's body whole, at most maxBody bytes, and
 // hands next the request with that body. A larger body is answered 413
 // naming the cap; one that does not arrive whole (the server's read
-// deadline passed, the client went away) 400.
-func readBody(kind string, maxBody int64, next http.Handler) http.Handler {
+// deadline passed, the client went away) 400; one from a source already
+// sending as many bodies as reads allows 429, before any of it is read.
+func readBody(kind string, maxBody int64, reads *sources, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		source := hostOf(r.RemoteAddr)
+		if !reads.take(source) {
+			Rejected.WithLabelValues(kind, ReasonTooManyBodies).Inc()
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "too many request bodies being sent from "+source+" at once; retry",
+				http.StatusTooManyRequests)
+			return
+		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+		reads.give(source)
 		if err != nil {
 			if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
 				Rejected.WithLabelValues(kind, ReasonBodyTooLarge).Inc()
@@ -170,6 +203,58 @@ func readBody(kind string, maxBody int64, next http.Handler) http.Handler {
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sources counts something each remote address holds, up to max each; a
+// nil *sources counts nothing and refuses nothing.
+type sources struct {
+	max  int
+	mu   sync.Mutex
+	held map[string]int
+}
+
+// newSources returns a count of up to max per source, or nil (no bound)
+// when max is below one.
+func newSources(max int) *sources {
+	if max < 1 {
+		return nil
+	}
+	return &sources{max: max, held: map[string]int{}}
+}
+
+// take counts one more for source, unless it holds max already.
+func (s *sources) take(source string) bool {
+	if s == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[source] >= s.max {
+		return false
+	}
+	s.held[source]++
+	return true
+}
+
+// give gives back one that take counted.
+func (s *sources) give(source string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[source]--; s.held[source] <= 0 {
+		delete(s.held, source)
+	}
+}
+
+// hostOf is the address of a remote "host:port", the source a bound is
+// kept by.
+func hostOf(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // isAdmission reports whether path is one of the builder's admission paths.

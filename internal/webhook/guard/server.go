@@ -31,10 +31,15 @@ const (
 	// no longer than that call could.
 	DefaultReadTimeout = 10 * time.Second
 	// DefaultMaxConnsPerSource is how many connections one address may
-	// hold open: the API server multiplexes its calls over a few HTTP/2
-	// connections, so this is far above its use and far below what a pod
-	// holding connections open would need to crowd anyone out.
-	DefaultMaxConnsPerSource = 64
+	// hold open. The API server calls a webhook Service over HTTP/1.1 (it
+	// turns HTTP/2 off for them, so that calls spread over the Service's
+	// endpoints), one connection per call in flight, and keeps up to 25
+	// idle per webhook it calls: its requests in flight (600 by default)
+	// and the idle ones of our six admission webhooks and /convert stay
+	// below this. A pod
+	// holding connections open gets no more, and the bodies it sends at
+	// once are bounded apart (DefaultMaxBodyReadsPerSource).
+	DefaultMaxConnsPerSource = 1024
 )
 
 // ServerOptions say where and how NewServer serves.
@@ -119,7 +124,7 @@ func (s *defendedServer) Start(ctx context.Context) error {
 	}
 	maxConns := cmp.Or(s.opts.MaxConnsPerSource, DefaultMaxConnsPerSource)
 	if maxConns > 0 {
-		ln = &sourceLimitListener{Listener: ln, max: maxConns, open: map[string]int{}}
+		ln = &sourceLimitListener{Listener: ln, open: newSources(maxConns)}
 	}
 	readTimeout := cmp.Or(s.opts.ReadTimeout, DefaultReadTimeout)
 	srv := &http.Server{
@@ -175,12 +180,10 @@ func (s *defendedServer) StartedChecker() healthz.Checker {
 func (s *defendedServer) NeedLeaderElection() bool { return false }
 
 // sourceLimitListener closes at once a connection from an address that
-// already holds max open ones.
+// already holds as many open ones as open allows.
 type sourceLimitListener struct {
 	net.Listener
-	max  int
-	mu   sync.Mutex
-	open map[string]int
+	open *sources
 }
 
 // Accept returns the next connection its source may open.
@@ -190,28 +193,13 @@ func (l *sourceLimitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		source := c.RemoteAddr().String()
-		if host, _, err := net.SplitHostPort(source); err == nil {
-			source = host
-		}
-		l.mu.Lock()
-		if l.open[source] >= l.max {
-			l.mu.Unlock()
+		source := hostOf(c.RemoteAddr().String())
+		if !l.open.take(source) {
 			Rejected.WithLabelValues(PathConnection, ReasonTooManyConnections).Inc()
 			_ = c.Close()
 			continue
 		}
-		l.open[source]++
-		l.mu.Unlock()
-		return &countedConn{Conn: c, release: func() { l.release(source) }}, nil
-	}
-}
-
-func (l *sourceLimitListener) release(source string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open[source]--; l.open[source] <= 0 {
-		delete(l.open, source)
+		return &countedConn{Conn: c, release: func() { l.open.give(source) }}, nil
 	}
 }
 

@@ -75,7 +75,7 @@ func TestSourceLimitListener_ClosesASourcesConnectionsBeyondItsCapAndGivesPlaces
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := &sourceLimitListener{Listener: inner, max: 2, open: map[string]int{}}
+	ln := &sourceLimitListener{Listener: inner, open: newSources(2)}
 	defer func() { _ = ln.Close() }()
 	accepted := make(chan net.Conn, 10)
 	go func() {
@@ -121,6 +121,70 @@ func TestSourceLimitListener_ClosesASourcesConnectionsBeyondItsCapAndGivesPlaces
 	a4 := dial("127.0.0.2")
 	if closed(a4) {
 		t.Error("a connection after one of its source's closed was refused")
+	}
+}
+
+func TestServer_ASourceSendingTooManyBodiesAtOnceGets429OthersAreServed(t *testing.T) {
+	srv := httptest.NewServer(guarded(Options{MaxBodyReadsPerSource: 2},
+		map[string]http.Handler{validatePath: ok, convertPath: ok}))
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+	// post sends a whole request from the address from, on a connection of
+	// its own, and returns the status.
+	post := func(from, path string) int {
+		t.Helper()
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+		c := http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+		resp, err := c.Post("http://"+addr+path, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode
+	}
+	before := promtestutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonTooManyBodies))
+
+	// Two bodies from 127.0.0.2 that never come, one on each kind of path:
+	// the bound is the source's, on every path together.
+	slow := make([]net.Conn, 0, 2)
+	defer func() { // before srv.Close, which waits for their handlers
+		for _, c := range slow {
+			_ = c.Close()
+		}
+	}()
+	for _, path := range []string{validatePath, convertPath} {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}, Timeout: 5 * time.Second}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow = append(slow, c)
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{", path)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for post("127.0.0.2", validatePath) != http.StatusTooManyRequests {
+		if time.Now().After(deadline) {
+			t.Fatal("a third body from a source sending two at once, with a bound of two, was read")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := promtestutil.ToFloat64(Rejected.WithLabelValues(PathAdmission, ReasonTooManyBodies)) - before; got < 1 {
+		t.Errorf("bodies refused, counted: %v, want at least 1", got)
+	}
+	// Another address is served meanwhile.
+	if code := post("127.0.0.3", validatePath); code != http.StatusOK {
+		t.Errorf("another address's request got %d, want 200", code)
+	}
+	// Once the slow bodies end, the source is served again.
+	for _, c := range slow {
+		_ = c.Close()
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for post("127.0.0.2", validatePath) != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("the source was not served again once its bodies ended")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
