@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
@@ -301,15 +302,26 @@ func (o *options) keyNamespace() string {
 }
 
 // cachesSynced is a readiness check that passes once the manager's informers
-// have their first full list: before that, reconciles would act on a partial
-// view of the cluster.
-func cachesSynced(mgr ctrl.Manager) healthz.Checker {
+// have had their first full list: before that, reconciles would act on a
+// partial view of the cluster. It then stays passed. The cache starts an
+// informer whenever a controller or a webhook first reads a kind, and
+// WaitForCacheSync waits for every informer started so far, so a check of
+// it each time would fail while each new one lists: the replica would leave
+// its Service, and every admission and conversion call with it, until the
+// list ends, and a list that needs the conversion webhook would never end.
+// A read of a kind whose informer has not synced waits for it anyway.
+func cachesSynced(c interface{ WaitForCacheSync(context.Context) bool }) healthz.Checker {
+	var synced atomic.Bool
 	return func(req *http.Request) error {
+		if synced.Load() {
+			return nil
+		}
 		ctx, cancel := context.WithTimeout(req.Context(), 100*time.Millisecond)
 		defer cancel()
-		if !mgr.GetCache().WaitForCacheSync(ctx) {
+		if !c.WaitForCacheSync(ctx) {
 			return errors.New("informer caches have not synced yet")
 		}
+		synced.Store(true)
 		return nil
 	}
 }
@@ -487,7 +499,7 @@ func main() {
 		setupLog.Error(err, "Failed to set up ready check")
 		os.Exit(1)
 	}
-	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr)); err != nil {
+	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr.GetCache())); err != nil {
 		setupLog.Error(err, "Failed to set up ready check")
 		os.Exit(1)
 	}

@@ -4,7 +4,10 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -60,5 +63,29 @@ func TestListNotice_OnlyWithoutStreamingLists(t *testing.T) {
 	}
 	if msg := listNotice(false); !strings.Contains(msg, "bounded only by what the API server lists") {
 		t.Errorf("without streaming lists: %q, want it to say what bounds memory", msg)
+	}
+}
+
+// syncs is a cache whose informers have synced when it says so.
+type syncs struct{ synced bool }
+
+func (s *syncs) WaitForCacheSync(context.Context) bool { return s.synced }
+
+func TestCachesSynced_ReadyOnceTheFirstListsEndAndAfterwards(t *testing.T) {
+	c := &syncs{}
+	check := cachesSynced(c)
+	req := httptest.NewRequest(http.MethodGet, "/readyz", nil)
+	if err := check(req); err == nil {
+		t.Fatal("ready before the informers' first lists ended")
+	}
+	c.synced = true
+	if err := check(req); err != nil {
+		t.Fatalf("not ready once they ended: %v", err)
+	}
+	// A controller or a webhook reads a new kind: its informer lists, and
+	// the replica must stay in its Service meanwhile.
+	c.synced = false
+	if err := check(req); err != nil {
+		t.Fatalf("not ready while a new informer lists: %v", err)
 	}
 }
