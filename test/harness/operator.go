@@ -95,6 +95,11 @@ type Operator struct {
 	mu                 sync.Mutex
 	replicas           []*Manager
 	next               int
+	// droppedLive counts the webhook connections closed because a replica
+	// that had been ready was not, or could not be reached; lastDropLog is
+	// when that was last logged.
+	droppedLive int
+	lastDropLog time.Time
 }
 
 // Manager is one replica: a manager process.
@@ -114,6 +119,8 @@ type Manager struct {
 	// signalled is set before the harness stops the process, so that an
 	// exit of its own (a lost leader election, a crash) is told apart.
 	signalled atomic.Bool
+	// wasReady is set once WaitReady in StartReplica has passed.
+	wasReady atomic.Bool
 }
 
 // builds holds the manager binaries this process built, by source folder:
@@ -258,6 +265,7 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	if err := p.WaitReady(ctx, time.Minute); err != nil {
 		return nil, err
 	}
+	p.wasReady.Store(true)
 	Logf("%s is ready after %s (log %s)", p.Name, time.Since(p.Started).Round(time.Millisecond), p.LogPath)
 	return p, nil
 }
@@ -332,13 +340,28 @@ func (p *Manager) WaitReady(ctx context.Context, timeout time.Duration) error {
 }
 
 // Ready asks the replica's /readyz.
-func (p *Manager) Ready() bool {
-	resp, err := http.Get(fmt.Sprintf("http://%s:%d/readyz", localwebhook.Host, p.ProbePort))
+func (p *Manager) Ready() bool { return p.readiness() == nil }
+
+// readiness asks the replica's /readyz and says why it is not ready: the
+// request's error, or the status and the checks that failed.
+func (p *Manager) readiness() error {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(fmt.Sprintf("http://%s:%d/readyz?verbose", localwebhook.Host, p.ProbePort))
 	if err != nil {
-		return false
+		return err
 	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	var failed []string
+	for line := range strings.Lines(string(body)) {
+		if strings.HasPrefix(line, "[-]") {
+			failed = append(failed, strings.TrimSpace(line))
+		}
+	}
+	return fmt.Errorf("/readyz answered %s: %s", resp.Status, strings.Join(failed, "; "))
 }
 
 // Alive reports whether the process still runs.
@@ -429,6 +452,10 @@ func holderWriter(lease *coordinationv1.Lease) (string, error) {
 }
 
 // forward passes each webhook connection to the first live, ready replica.
+// A connection no replica takes is closed, which the API server reports as
+// EOF. A replica not ready yet is expected to be passed over; one that was
+// ready and no longer is (or cannot be reached) is not: the harness logs
+// why (at most once a second), and Stop keeps the replicas' logs.
 func (d *Operator) forward(ctx context.Context, l net.Listener) {
 	go func() { <-ctx.Done(); l.Close() }()
 	for {
@@ -440,12 +467,17 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 			defer in.Close()
 			// A Service sends only to ready endpoints: a replica still
 			// starting, or stepping down, is left out.
+			var why []string
 			for _, p := range d.Live() {
-				if !p.Ready() {
+				if err := p.readiness(); err != nil {
+					if p.wasReady.Load() {
+						why = append(why, fmt.Sprintf("%s, ready before, not ready: %v", p.Name, err))
+					}
 					continue
 				}
 				out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, p.WebhookPort), time.Second)
 				if err != nil {
+					why = append(why, fmt.Sprintf("%s, ready, not reached: %v", p.Name, err))
 					continue
 				}
 				defer out.Close()
@@ -460,7 +492,26 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 				_, _ = io.Copy(in, out)
 				return
 			}
+			d.dropped(why)
 		}()
+	}
+}
+
+// dropped notes a webhook connection that no replica took, and why.
+func (d *Operator) dropped(why []string) {
+	if len(why) == 0 || d.stopping.Load() {
+		return // no replica has been ready yet, or the operator is stopping
+	}
+	d.mu.Lock()
+	d.droppedLive++
+	n, last := d.droppedLive, d.lastDropLog
+	if time.Since(last) >= time.Second {
+		d.lastDropLog = time.Now()
+	}
+	d.mu.Unlock()
+	if time.Since(last) >= time.Second {
+		Logf("webhook forwarder of %s closed a connection no replica took (%d so far): %s",
+			d.WorkDir, n, strings.Join(why, "; "))
 	}
 }
 
@@ -471,7 +522,8 @@ const stopGrace = 45 * time.Second
 // Stop ends every replica gracefully (SIGTERM; SIGKILL for one still
 // running after stopGrace, so that a manager that hangs cannot hang the
 // test run), stops forwarding and removes the working files, unless
-// HARNESS_KEEP_LOGS is set.
+// HARNESS_KEEP_LOGS is set or the forwarder closed a connection because a
+// replica that had been ready was not (the logs then say why).
 func (d *Operator) Stop() {
 	d.stopping.Store(true)
 	for _, p := range d.Live() {
@@ -485,7 +537,10 @@ func (d *Operator) Stop() {
 		}
 	}
 	d.stopForwarding()
-	if os.Getenv("HARNESS_KEEP_LOGS") == "" {
+	d.mu.Lock()
+	dropped := d.droppedLive
+	d.mu.Unlock()
+	if os.Getenv("HARNESS_KEEP_LOGS") == "" && dropped == 0 {
 		_ = os.RemoveAll(d.WorkDir)
 		_ = os.RemoveAll(d.certDir)
 	} else {
