@@ -373,8 +373,14 @@ func headerRule(r *gatewayv1.HTTPRoute, i int, b Backends, app string, headers [
 			break
 		}
 	}
+	// The fields the CRD defaults are set as it would, so that the rule
+	// read back is the rule written, and HasHeaderRules sees it carried.
 	rule.BackendRefs = []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
-		BackendObjectReference: gatewayv1.BackendObjectReference{Name: gatewayv1.ObjectName(b.Canary), Port: port},
+		BackendObjectReference: gatewayv1.BackendObjectReference{
+			Group: ptr.To[gatewayv1.Group](""), Kind: ptr.To[gatewayv1.Kind]("Service"),
+			Name: gatewayv1.ObjectName(b.Canary), Port: port,
+		},
+		Weight: ptr.To[int32](1),
 	}}}
 	return rule
 }

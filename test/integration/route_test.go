@@ -21,6 +21,7 @@ import (
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/httproute"
 )
 
 // shopRoute is a platform team's HTTPRoute: the rule checkout sends to the
@@ -262,4 +263,37 @@ func TestAppDeployment_AHeaderRouteThatWouldOverflowTheRouteIsRefused(t *testing
 	// Naming four of the rules, the header rules fit.
 	ad.Spec.Strategy.TrafficRouting.GatewayAPI.Rules = []string{"checkout", "checkout-a", "checkout-b", "checkout-c"}
 	g.Expect(k8sClient.Create(ctx, ad)).To(Succeed())
+}
+
+// TestHTTPRoute_HeaderRulesReadBackAsWritten writes the header rules of a
+// step to a route, as the operator does, and reads the route back: the
+// API server defaults the CRD's fields (a backendRef's group, kind and
+// weight), and the rules must still be the step's, or the operator would
+// rewrite them on every pass and never start the step.
+func TestHTTPRoute_HeaderRulesReadBackAsWritten(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	route := shopRoute(ns, "shop")
+	g.Expect(k8sClient.Create(ctx, route)).To(Succeed())
+	b := httproute.Backends{Stable: "order-service", Canary: "order-service-canary"}
+	rules, err := httproute.Targets(route, nil, b)
+	g.Expect(err).NotTo(HaveOccurred())
+	headers := []gatewayv1.HTTPHeaderMatch{{Type: ptr.To(gatewayv1.HeaderMatchExact), Name: "X-Canary", Value: "always"}}
+
+	g.Expect(httproute.SetHeaderRules(route, rules, b, "order-service", headers)).To(BeTrue())
+	g.Expect(k8sClient.Update(ctx, route)).To(Succeed())
+	stored := &gatewayv1.HTTPRoute{}
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(route), stored)).To(Succeed())
+	g.Expect(stored.Spec.Rules).To(HaveLen(3), "checkout, its header rule, search")
+	g.Expect(httproute.HasHeaderRules(stored, rules, b, "order-service", headers)).To(BeTrue(),
+		"the header rule as stored: %+v", stored.Spec.Rules[1])
+
+	// Without headers they go, and the route is its owner's again.
+	g.Expect(httproute.SetHeaderRules(stored, rules, b, "order-service", nil)).To(BeTrue())
+	g.Expect(k8sClient.Update(ctx, stored)).To(Succeed())
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(route), stored)).To(Succeed())
+	g.Expect(stored.Spec.Rules).To(HaveLen(2))
+	g.Expect(httproute.HeaderRules(stored, "order-service")).To(BeZero())
 }
