@@ -6,6 +6,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -214,4 +215,65 @@ func TestTrafficRouting_ARouteNobodyServesPausesTheCanary(t *testing.T) {
 	if code != 3 {
 		t.Fatalf("status exited %d, want 3 (paused)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+}
+
+// TestTrafficRouting_AHeaderRouteSendsOnlyTheTestersToTheCanary releases a
+// canary whose step, at 5 % and waiting for approval, also sends the
+// requests carrying X-Canary: always to the canary alone: while the step
+// lasts the route carries, after its owner's rule, one with that rule's
+// matches and the header, backed by the canary Service only; Prometheus
+// sees the testers' requests on the canary pods and none on the stable
+// ones; the promotion removes the rule, and the route is its owner's again
+// but for the stable weight.
+func TestTrafficRouting_AHeaderRouteSendsOnlyTheTestersToTheCanary(t *testing.T) {
+	t.Parallel()
+	judgedByPrometheus(t)
+	ctx := t.Context()
+	ns := newNamespace(t)
+	route := gatewayFor(t, ns)
+	tester := platformv1.HeaderMatch{Name: "X-Canary", Value: "always"}
+	ad := app(ns, func(ad *platformv1.AppDeployment) {
+		ad.Spec.Port = 8080
+		ad.Spec.Strategy.CanaryPercent = 0
+		ad.Spec.Strategy.Steps = []platformv1.CanaryStep{{Weight: 5, Approval: platformv1.ApprovalManual,
+			HeaderRoute: platformv1.HeaderRoute{Matches: []platformv1.HeaderMatch{tester}}}}
+		ad.Spec.Strategy.TrafficRouting.GatewayAPI.HTTPRoute = route.Name
+	})
+	released(t, ad)
+	change(t, ad, func(got *platformv1.AppDeployment) { got.Spec.Image = image124 })
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		c := got.Status.Canary
+		g.Expect(c).NotTo(BeNil())
+		g.Expect(c.Step).NotTo(BeNil())
+		g.Expect(c.Step.ReadyAt).NotTo(BeNil(), "the step started: %s; route %+v", got.Status.Message, c.Route)
+	})
+
+	cur := &gatewayv1.HTTPRoute{}
+	g := NewWithT(t)
+	g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(route), cur)).To(Succeed())
+	g.Expect(cur.Spec.Rules).To(HaveLen(2), "the owner's rule and the step's header rule")
+	header := cur.Spec.Rules[1]
+	g.Expect(header.Matches).To(HaveLen(1))
+	g.Expect(header.Matches[0].Headers).To(ConsistOf(And(
+		HaveField("Name", gatewayv1.HTTPHeaderName("X-Canary")), HaveField("Value", "always"))))
+	g.Expect(header.BackendRefs).To(ConsistOf(HaveField("Name", gatewayv1.ObjectName("order-service-canary"))),
+		"the header rule sends to the canary alone")
+
+	byTrack := fmt.Sprintf(`sum by (track) (%s{namespace=%q})`, trafficsim.HeaderRequestsMetric, ns)
+	g.Eventually(func(g Gomega) {
+		v, err := prometheus.Query(ctx, byTrack)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(v).To(HaveLen(1), "the testers' requests reach one track")
+		g.Expect(string(v[0].Metric["track"])).To(Equal(platformv1.TrackCanary))
+		g.Expect(float64(v[0].Value)).To(BeNumerically(">=", 3), "a few seconds of the testers' requests")
+	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+
+	request(t, ad, platformv1.PromoteAnnotation)
+	waitApp(t, ad, func(g Gomega, got *platformv1.AppDeployment) {
+		expectReady(g, got)
+		g.Expect(got.Status.StableVersion).To(Equal(v124))
+	})
+	expectOnlyStableBackend(t, route)
+	g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(route), cur)).To(Succeed())
+	g.Expect(cur.Spec.Rules).To(HaveLen(1), "the header rule goes with the step")
 }

@@ -30,7 +30,10 @@
 // which Gateway API semantics it follows. Pods behind a Service that a
 // served route sends to get their requests through it, split by its
 // weights and header rules (routing.go says how); every other ready pod
-// gets its rate.
+// gets its rate. Of a group's requests, those a rule with header matches
+// sent (the testers') are also counted in
+// trafficsim_header_requests_total{namespace,app,track,revision}, as a
+// gateway's access log would tell them apart.
 //
 // The package is a test tool: the manager's image does not contain it. The
 // command in cmd/trafficsim runs it on its own (`make run` starts it); the

@@ -137,10 +137,11 @@ func (s *Simulator) readyPodsOf(namespace, service string) []types.NamespacedNam
 }
 
 // routedRequests returns, for elapsed time, the whole requests the served
-// routes send to each group, and the groups behind a served route (which
-// get no unrouted requests). The caller holds s.mu.
-func (s *Simulator) routedRequests(elapsed float64) (map[Group]int, map[Group]bool) {
-	counts, routed := map[Group]int{}, map[Group]bool{}
+// routes send to each group, those of them that rules with header matches
+// sent, and the groups behind a served route (which get no unrouted
+// requests). The caller holds s.mu.
+func (s *Simulator) routedRequests(elapsed float64) (counts, header map[Group]int, routed map[Group]bool) {
+	counts, header, routed = map[Group]int{}, map[Group]int{}, map[Group]bool{}
 	for _, rules := range s.routes {
 		for _, r := range rules {
 			pods := make([][]types.NamespacedName, len(r.services))
@@ -166,10 +167,13 @@ func (s *Simulator) routedRequests(elapsed float64) (map[Group]int, map[Group]bo
 				}
 				key := s.turn(r.namespace, r.services[b], pods[b])
 				counts[s.pods[key].group]++
+				if r.headers {
+					header[s.pods[key].group]++
+				}
 			}
 		}
 	}
-	return counts, routed
+	return counts, header, routed
 }
 
 // turn picks the pod of a Service's next request in turn. The caller holds

@@ -93,6 +93,13 @@ func TestRouting_HeaderRequestsGoByTheHeaderRule(t *testing.T) {
 	if st := total(got, "stable", "r1"); math.Abs(st-2400) > 1 {
 		t.Errorf("the stable pods got %v requests, want the weighted rule's 2400", st)
 	}
+	// The testers' requests are counted apart, on the canary alone.
+	if h := got[HeaderRequestsMetric+"{revision=r2,track=canary}"]; math.Abs(h-60*HeaderRate) > 1 {
+		t.Errorf("the canary's header requests: %v, want %v", h, 60*HeaderRate)
+	}
+	if h, ok := got[HeaderRequestsMetric+"{revision=r1,track=stable}"]; ok {
+		t.Errorf("the stable pods got %v header requests, want none", h)
+	}
 }
 
 func TestRouting_PodsBehindNoServedRouteKeepTheirRate(t *testing.T) {

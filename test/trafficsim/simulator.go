@@ -30,6 +30,10 @@ const (
 	// built-in canary queries read.
 	RequestsMetric = "http_requests_total"
 	DurationMetric = "http_request_duration_seconds"
+	// HeaderRequestsMetric counts, of a group's requests, those a rule with
+	// header matches sent it (a tester's requests): what a gateway's access
+	// log would show, and what a test asks to tell them from the rest.
+	HeaderRequestsMetric = "trafficsim_header_requests_total"
 )
 
 // The codes requests are answered with.
@@ -85,6 +89,7 @@ type Simulator struct {
 
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
+	header   *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	ready    chan struct{}
 
@@ -144,6 +149,10 @@ func New(o Options) (*Simulator, error) {
 			Name: RequestsMetric,
 			Help: "Simulated HTTP requests by response code.",
 		}, append(groupLabels, "code")),
+		header: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: HeaderRequestsMetric,
+			Help: "Simulated HTTP requests that a rule with header matches sent, of those counted by " + RequestsMetric + ".",
+		}, groupLabels),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    DurationMetric,
 			Help:    "Simulated HTTP request latency in seconds.",
@@ -157,7 +166,7 @@ func New(o Options) (*Simulator, error) {
 		services:  map[types.NamespacedName]labels.Selector{},
 		turns:     map[types.NamespacedName]int{},
 	}
-	s.registry.MustRegister(s.requests, s.duration)
+	s.registry.MustRegister(s.requests, s.header, s.duration)
 	return s, nil
 }
 
@@ -296,6 +305,7 @@ func (s *Simulator) report(before map[Group]GroupState) {
 		case st.Pods == 0:
 			of := prometheus.Labels{"namespace": g.Namespace, "app": g.App, "track": g.Track, "revision": g.Revision}
 			s.requests.DeletePartialMatch(of)
+			s.header.DeletePartialMatch(of)
 			s.duration.DeletePartialMatch(of)
 			delete(s.groups, g)
 		case st.Ready > 0 && was.Ready == 0 && !b.Idle:
@@ -325,7 +335,7 @@ func (s *Simulator) Groups() map[Group]GroupState {
 func (s *Simulator) Tick(elapsed time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	counts, routed := s.routedRequests(elapsed.Seconds())
+	counts, header, routed := s.routedRequests(elapsed.Seconds())
 	for g, st := range s.groups {
 		b := BehaviourOf(st.Image)
 		if st.Ready == 0 || b.Idle {
@@ -335,6 +345,9 @@ func (s *Simulator) Tick(elapsed time.Duration) {
 		if routed[g] {
 			// Behind a served route: the route's requests, whole ones.
 			n = float64(counts[g])
+			if h := header[g]; h > 0 {
+				s.header.WithLabelValues(g.Namespace, g.App, g.Track, g.Revision).Add(float64(h))
+			}
 		}
 		errs := n * b.ErrorRatio
 		s.requests.WithLabelValues(g.Namespace, g.App, g.Track, g.Revision, codeError).Add(errs)
