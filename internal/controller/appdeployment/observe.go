@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/release"
 )
 
 // observation is what a pass saw of an application's children, read from
@@ -71,9 +72,9 @@ func (r *Reconciler) observe(ctx context.Context, ad *platformv1.AppDeployment) 
 	if obs.stable, err = r.ownedDeployment(ctx, ad, ad.Name, obs); err != nil {
 		return nil, err
 	}
-	newName, otherName := ad.Name+platformv1.CanarySuffix, ad.Name+platformv1.PreviewSuffix
-	if ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen {
-		newName, otherName = otherName, newName
+	newName, otherName := ad.Name+release.Suffix(&ad.Spec.Strategy), ad.Name+platformv1.CanarySuffix
+	if otherName == newName {
+		otherName = ad.Name + platformv1.PreviewSuffix
 	}
 	if obs.canary, err = r.ownedDeployment(ctx, ad, newName, obs); err != nil {
 		return nil, err
