@@ -60,6 +60,8 @@ func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 		{"update", "appdeployments.platform.example.com", "--subresource=status", "-A"},
 		{"patch", "deployments.apps", "-A"},
 		{"patch", "services", "-A"},
+		{"get", "httproutes.gateway.networking.k8s.io", "-A"},
+		{"update", "httproutes.gateway.networking.k8s.io", "-A"},
 		{"delete", "pods", "-A"},
 		{"create", "subjectaccessreviews.authorization.k8s.io"},
 		{"update", "leases.coordination.k8s.io", "-n", harness.OperatorNamespace},
@@ -78,6 +80,12 @@ func TestRBAC_OperatorHoldsWhatItNeedsAndNoMore(t *testing.T) {
 		{"update", "jobs.batch", "-A"},
 		{"update", "appdeployments.platform.example.com", "-A"},
 		{"create", "replicasets.apps", "-A"},
+		// A route is its owner's: the operator moves weights in it, never
+		// makes, removes or lists them, nor touches a Gateway.
+		{"create", "httproutes.gateway.networking.k8s.io", "-A"},
+		{"delete", "httproutes.gateway.networking.k8s.io", "-A"},
+		{"list", "httproutes.gateway.networking.k8s.io", "-A"},
+		{"update", "gateways.gateway.networking.k8s.io", "-A"},
 		{"create", "clusterrolebindings.rbac.authorization.k8s.io"},
 		{"update", "leases.coordination.k8s.io", "-n", "default"},
 		{"*", "*", "-A"},
