@@ -145,6 +145,21 @@ type appDeployResult struct {
 	// PrometheusQueries is the queries Prometheus evaluated in that time
 	// (prometheus_engine_query_duration_seconds_count, inner_eval).
 	PrometheusQueries float64 `json:"prometheusQueries"`
+	// RoutedCanaries canaries moved by weight on HTTPRoutes at once
+	// (figure 7e), RoutedPromoted of them promoted. RouteStep is, per
+	// step, from its start (the canary seen at the step with its pods
+	// ready) to the route seen with the step's weight, accepted by the
+	// gateway; RouteStepsUnplaced the steps the watch could not place, and
+	// RouteStepsEarly those whose route it saw accepted before it saw the
+	// step's pods ready (the operator's watch was ahead: counted as 0 s).
+	// RouteFloor is a bare client's write of the same weights on routes
+	// of its own, to the route seen accepted.
+	RoutedCanaries     int   `json:"routedCanaries"`
+	RoutedPromoted     int   `json:"routedPromoted"`
+	RouteStep          stats `json:"routeStep"`
+	RouteStepsUnplaced int   `json:"routeStepsUnplaced"`
+	RouteStepsEarly    int   `json:"routeStepsEarly"`
+	RouteFloor         stats `json:"routeFloor"`
 }
 
 // appBench is the AppDeployment suite in progress, on a cluster of its own.
@@ -235,6 +250,7 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	}{
 		{"AppDeployments created at once", b.convergence},
 		{"canaries analysing at once", b.canaries},
+		{"weighted canaries on routes", b.routed},
 		{"the rollout floor", b.rolloutFloor},
 		{"AppDeployment idle writes", b.idle},
 	}
@@ -254,10 +270,11 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 const podsPerNode = 100
 
 // appNodes is how many nodes the suite's cluster needs for its pods at their
-// most: the AppDeployments', and the canaries' and the rollout floor's at
-// one surge pod each.
+// most: the AppDeployments', the canaries' and the rollout floor's at one
+// surge pod each, and the weighted canaries' with up to half their pods in
+// the canary and one surge pod.
 func (c config) appNodes() int {
-	pods := max(c.Apps*c.AppReplicas, c.Apps*c.AppReplicas+2*c.Canaries*(c.AppReplicas+1))
+	pods := c.Apps*c.AppReplicas + 2*c.Canaries*(c.AppReplicas+1) + c.RoutedCanaries*(c.AppReplicas+c.AppReplicas/2+2)
 	return max(4, pods/podsPerNode+1)
 }
 
@@ -563,13 +580,8 @@ func (b *appBench) canaries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var ready int
-	err = poll(ctx, time.Now().Add(20*time.Minute), func() (bool, error) {
-		ready, _ = b.watch.countReady(names, 1)
-		return ready == n, nil
-	})
-	if err != nil {
-		return fmt.Errorf("%d of %d canary AppDeployments Ready at the first version: %w", ready, n, err)
+	if err := b.waitFirstReady(ctx, names, 20*time.Minute); err != nil {
+		return err
 	}
 	if _, err := quiesce(ctx, b.manager, 3*time.Second, 10*time.Minute); err != nil {
 		return err
@@ -584,12 +596,7 @@ func (b *appBench) canaries(ctx context.Context) error {
 	}
 	start := time.Now()
 	image := appImage + appVersion2
-	err = parallel(ctx, n, b.cfg.Workers, func(i int) error {
-		patch := fmt.Appendf(nil, `{"spec":{"image":%q}}`, image)
-		ad := &platformv1.AppDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: nsCanaries, Name: canaryName(i)}}
-		return b.client.Patch(ctx, ad, client.RawPatch(types.MergePatchType, patch))
-	})
-	if err != nil {
+	if err := b.setImage(ctx, names, image); err != nil {
 		return err
 	}
 	var maxRSS float64
@@ -598,12 +605,7 @@ func (b *appBench) canaries(ctx context.Context) error {
 		if mem, err := cached.ProcessMemory(b.manager.PID()); err == nil {
 			maxRSS = max(maxRSS, mem.RSS)
 		}
-		promoted = 0
-		for _, k := range names {
-			if _, ok := b.watch.promotedAt(k, appVersion2); ok {
-				promoted++
-			}
-		}
+		promoted = b.watch.countPromoted(names, appVersion2)
 		return promoted == n, nil
 	})
 	if err != nil {
@@ -629,6 +631,30 @@ func (b *appBench) canaries(ctx context.Context) error {
 	r.PrometheusQueries = queriesAfter - queriesBefore
 	b.analyse(names, image)
 	return nil
+}
+
+// waitFirstReady waits until every AppDeployment of names is seen Ready at
+// its first generation.
+func (b *appBench) waitFirstReady(ctx context.Context, names []types.NamespacedName, within time.Duration) error {
+	var ready int
+	err := poll(ctx, time.Now().Add(within), func() (bool, error) {
+		ready, _ = b.watch.countReady(names, 1)
+		return ready == len(names), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%d of %d AppDeployments Ready at the first version: %w", ready, len(names), err)
+	}
+	return nil
+}
+
+// setImage sets image on the AppDeployments of names at once, Workers at a
+// time.
+func (b *appBench) setImage(ctx context.Context, names []types.NamespacedName, image string) error {
+	patch := fmt.Appendf(nil, `{"spec":{"image":%q}}`, image)
+	return parallel(ctx, len(names), b.cfg.Workers, func(i int) error {
+		ad := &platformv1.AppDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: names[i].Namespace, Name: names[i].Name}}
+		return b.client.Patch(ctx, ad, client.RawPatch(types.MergePatchType, patch))
+	})
 }
 
 // analyse turns the watch's notes of the canaries into figure 7d's
@@ -820,6 +846,12 @@ func appDeployRows(tw io.Writer, r *results) {
 	fmt.Fprintf(tw, "\tof which the stable rollout / the same of bare Deployments\t%s / %s\t-\t-\n",
 		lat(a.StableRollout), lat(a.RolloutFloor))
 	fmt.Fprintf(tw, "\tof which stable rolled out -> Promoted\t%s\t-\t-\n", lat(a.PromotionRecorded))
+	fmt.Fprintf(tw, "7e\t%d weighted canaries on routes (%v%%), step start -> weight written and accepted\t"+
+		"%s (%d steps, %d seen accepted before their pods ready, %d not placed); %d of %d promoted\t-\t-\n",
+		a.RoutedCanaries, routedSteps, lat(a.RouteStep), a.RouteStep.Count, a.RouteStepsEarly, a.RouteStepsUnplaced,
+		a.RoutedPromoted, a.RoutedCanaries)
+	fmt.Fprintf(tw, "\tfloor: a bare client's weight write -> the route accepted\t%s (%d writes)\t-\t-\n",
+		lat(a.RouteFloor), a.RouteFloor.Count)
 	fmt.Fprintf(tw, "\tmanager during the analysis\tCPU %.1fs in %.0fs (%.0f%% of a core), RSS up to %.0f MiB "+
 		"(peak %.0f MiB); %.0f Prometheus queries\t-\t-\n",
 		a.CPUSeconds, a.AnalysisSeconds, 100*ratio(a.CPUSeconds, a.AnalysisSeconds), a.RSSMiB, a.PeakRSSMiB,

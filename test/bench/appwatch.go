@@ -6,6 +6,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,8 +21,10 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/httproute"
 	"github.com/example/platform-operator/internal/testutil/testenv"
 )
 
@@ -50,6 +55,15 @@ type appWatch struct {
 	last map[types.NamespacedName]*measurementNote
 	// measurements are every step measurement seen, in the order seen.
 	measurements []*measurementNote
+	// stepSeen is when a canary was first seen at a step, and stepWant
+	// the most canary pods it showed at it; canaryReady is when each canary
+	// Deployment was first seen with a number of pods of an image ready,
+	// by "image/ready"; routes when each HTTPRoute was first seen carrying
+	// a canary weight, accepted by its gateway for that generation.
+	stepSeen    map[stepKey]time.Time
+	stepWant    map[stepKey]int32
+	canaryReady map[types.NamespacedName]map[string]time.Time
+	routes      map[types.NamespacedName]map[int32]time.Time
 }
 
 // stepKey names one step of one canary of an application.
@@ -99,6 +113,11 @@ func startAppWatch(ctx context.Context, cfg *rest.Config, replicas int32) (*appW
 		replicas:  replicas,
 		stepReady: map[stepKey]time.Time{},
 		last:      map[types.NamespacedName]*measurementNote{},
+
+		stepSeen:    map[stepKey]time.Time{},
+		stepWant:    map[stepKey]int32{},
+		canaryReady: map[types.NamespacedName]map[string]time.Time{},
+		routes:      map[types.NamespacedName]map[int32]time.Time{},
 	}
 	handlers := []struct {
 		obj client.Object
@@ -106,6 +125,7 @@ func startAppWatch(ctx context.Context, cfg *rest.Config, replicas int32) (*appW
 	}{
 		{&platformv1.AppDeployment{}, w.onApp},
 		{&appsv1.Deployment{}, w.onDeployment},
+		{&gatewayv1.HTTPRoute{}, w.onRoute},
 	}
 	for _, h := range handlers {
 		inf, err := c.GetInformer(ctx, h.obj)
@@ -159,6 +179,14 @@ func (w *appWatch) onApp(obj any) {
 	if c == nil || c.Step == nil {
 		return
 	}
+	if seen := (stepKey{app: key, revision: c.Revision, step: ptr.Deref(c.Step.Index, 0)}); c.Replicas != nil {
+		if _, ok := w.stepSeen[seen]; !ok {
+			w.stepSeen[seen] = now
+		}
+		// The status that first shows a step may still count the pods of
+		// the one before: the step wants the most it shows.
+		w.stepWant[seen] = max(w.stepWant[seen], *c.Replicas)
+	}
 	if c.Step.ReadyAt != nil {
 		k := stepKey{app: key, revision: c.Revision, step: ptr.Deref(c.Step.Index, 0)}
 		if _, ok := w.stepReady[k]; !ok {
@@ -206,18 +234,126 @@ func (w *appWatch) onDeployment(obj any) {
 	defer w.mu.Unlock()
 	firstSeen(w.template, key, image, now)
 	s := d.Status
+	if strings.HasSuffix(d.Name, platformv1.CanarySuffix) && s.ObservedGeneration >= d.Generation {
+		firstSeen(w.canaryReady, key, fmt.Sprintf("%s/%d", image, min(s.ReadyReplicas, s.UpdatedReplicas)), now)
+	}
 	if ptr.Deref(d.Spec.Replicas, 1) == want && s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want &&
 		s.AvailableReplicas == want && s.Replicas == want {
 		firstSeen(w.rolledOut, key, image, now)
 	}
 }
 
+func (w *appWatch) onRoute(obj any) {
+	r, ok := obj.(*gatewayv1.HTTPRoute)
+	if !ok || len(r.Spec.Rules) == 0 {
+		return
+	}
+	if accepted, _ := httproute.Accepted(r); accepted != metav1.ConditionTrue {
+		return
+	}
+	// The canary's share of the first rule: the backendRefs to a Service
+	// named *-canary over all of them, as the gateway splits requests.
+	var canary, all int64
+	for _, ref := range r.Spec.Rules[0].BackendRefs {
+		wt := int64(ptr.Deref(ref.Weight, 1))
+		all += wt
+		if strings.HasSuffix(string(ref.Name), platformv1.CanarySuffix) {
+			canary += wt
+		}
+	}
+	share := int32(0)
+	if all > 0 {
+		share = int32(canary * 100 / all)
+	}
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	firstSeen(w.routes, client.ObjectKeyFromObject(r), share, now)
+}
+
+// routedStepStart is when step of the canary of app at image started as far
+// as the route is concerned: the canary seen at the step with as many pods
+// of image ready as the step wants, whichever was seen last.
+func (w *appWatch) routedStepStart(app types.NamespacedName, step int32, image string) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, seen := range w.stepSeen {
+		if k.app != app || k.step != step {
+			continue
+		}
+		want := w.stepWant[k]
+		deploy := types.NamespacedName{Namespace: app.Namespace, Name: app.Name + platformv1.CanarySuffix}
+		var ready time.Time
+		for sub, t := range w.canaryReady[deploy] {
+			at := strings.LastIndex(sub, "/")
+			if at < 0 || sub[:at] != image {
+				continue
+			}
+			n := sub[at+1:]
+			if count, err := strconv.Atoi(n); err == nil && int32(count) >= want && (ready.IsZero() || t.Before(ready)) {
+				ready = t
+			}
+		}
+		if ready.IsZero() {
+			return time.Time{}, false
+		}
+		if ready.After(seen) {
+			return ready, true
+		}
+		return seen, true
+	}
+	return time.Time{}, false
+}
+
+// routedNotes says what the watch saw of app's steps and canary pods, for
+// a step it could not place.
+func (w *appWatch) routedNotes(app types.NamespacedName) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var b strings.Builder
+	for k, t := range w.stepSeen {
+		if k.app == app {
+			fmt.Fprintf(&b, "step %d seen %s wanting %d pods; ", k.step, t.Format(time.StampMilli), w.stepWant[k])
+		}
+	}
+	deploy := types.NamespacedName{Namespace: app.Namespace, Name: app.Name + platformv1.CanarySuffix}
+	for sub, t := range w.canaryReady[deploy] {
+		fmt.Fprintf(&b, "pods %s ready %s; ", sub, t.Format(time.StampMilli))
+	}
+	return b.String()
+}
+
+// routeAt is when the HTTPRoute was first seen carrying the canary weight,
+// accepted.
+func (w *appWatch) routeAt(key types.NamespacedName, weight int32) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.routes[key][weight]
+	return t, ok
+}
+
 // promotedAt is when the AppDeployment was first seen with version promoted.
+//
+//nolint:unparam // each figure names the version it waits for
 func (w *appWatch) promotedAt(key types.NamespacedName, version string) (time.Time, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t, ok := w.promoted[key][version]
 	return t, ok
+}
+
+// countPromoted counts the AppDeployments of names seen with version
+// promoted.
+func (w *appWatch) countPromoted(names []types.NamespacedName, version string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, key := range names {
+		if _, ok := w.promoted[key][version]; ok {
+			n++
+		}
+	}
+	return n
 }
 
 // templateAt is when the Deployment was first seen with image.

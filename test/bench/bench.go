@@ -86,6 +86,10 @@ type config struct {
 	AppReplicas int           `json:"appReplicas"`
 	Canaries    int           `json:"canaries"`
 	AppIdle     time.Duration `json:"appIdle"`
+	// RoutedCanaries canaries move by weight on HTTPRoutes for figure 7e;
+	// each has two Services, and kwok's Service range (a /24) holds figure
+	// 7a's Apps and few more.
+	RoutedCanaries int `json:"routedCanaries"`
 	// ForeignObjects is how many foreign labelled Deployments figure 8
 	// creates.
 	ForeignObjects int `json:"foreignObjects"`

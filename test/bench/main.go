@@ -64,6 +64,8 @@ func defaultConfig() config {
 		AppReplicas:  3,
 		Canaries:     100,
 		AppIdle:      2 * time.Minute,
+		// Two Services each: with figure 7a's 200, within kwok's /24.
+		RoutedCanaries: 20,
 		// The attack of issue 31 at the size its figure is stated for.
 		ForeignObjects: foreignObjects,
 	}
@@ -120,7 +122,7 @@ func configFromEnv(cfg config) (config, error) {
 		"BENCH_N": &cfg.Tasks, "BENCH_BURST_TASKS": &cfg.BurstTasks, "BENCH_MEMORY_TASKS": &cfg.MemoryTasks,
 		"BENCH_MEMORY_RUNS": &cfg.MemoryRuns, "BENCH_API_BURST": &cfg.Burst, "BENCH_WORKERS": &cfg.Workers,
 		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks, "BENCH_APPS": &cfg.Apps, "BENCH_APP_REPLICAS": &cfg.AppReplicas,
-		"BENCH_CANARIES": &cfg.Canaries, "BENCH_FOREIGN": &cfg.ForeignObjects,
+		"BENCH_CANARIES": &cfg.Canaries, "BENCH_FOREIGN": &cfg.ForeignObjects, "BENCH_ROUTED": &cfg.RoutedCanaries,
 	}
 	for name, p := range ints {
 		if v := os.Getenv(name); v != "" {
