@@ -67,6 +67,20 @@ func ownCluster(t *testing.T) *harness.Cluster {
 	return c
 }
 
+// ownOperator starts, on a cluster of t's own (ownCluster), an operator of
+// one replica, stopped when t ends, and returns the cluster, the operator
+// and a namespace of t's in that cluster.
+func ownOperator(t *testing.T) (*harness.Cluster, *harness.Operator, string) {
+	t.Helper()
+	own := ownCluster(t)
+	op, err := harness.StartOperator(t.Context(), own, harness.OperatorOptions{Replicas: 1})
+	if err != nil {
+		t.Fatalf("starting an operator on the cluster of its own: %v", err)
+	}
+	t.Cleanup(op.Stop)
+	return own, op, harness.Namespace(t, own)
+}
+
 // TestMain creates the package's shared kwok cluster and operator, runs the
 // tests and deletes the cluster whatever happens to them.
 func TestMain(m *testing.M) {

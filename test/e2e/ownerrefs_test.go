@@ -41,11 +41,7 @@ func TestOwnerReferencesPermissionEnforcement_RunsAndCanariesGoToTheEnd(t *testi
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	own := ownCluster(t)
-	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(op.Stop)
-	ns := harness.Namespace(t, own)
+	own, _, ns := ownOperator(t)
 
 	task := testutil.NewScheduleTask(ns, "report", testutil.WithSchedule("0 0 1 1 *"))
 	g.Expect(own.Client.Create(ctx, task)).To(Succeed())

@@ -50,11 +50,7 @@ func TestWebhook_ABurstOfWritesAtOnceIsAdmittedWhole(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	own := ownCluster(t)
-	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(op.Stop)
-	ns := harness.Namespace(t, own)
+	own, _, ns := ownOperator(t)
 
 	// The cluster's admin, without the harness's retries or client-side
 	// rate limits: every write goes out at once, and any failure shows.

@@ -48,11 +48,7 @@ func TestWebhook_SlowClientsHoldingConnectionsStallNoAdminsWrite(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := t.Context()
-	own := ownCluster(t)
-	op, err := harness.StartOperator(ctx, own, harness.OperatorOptions{Replicas: 1})
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(op.Stop)
-	ns := harness.Namespace(t, own)
+	own, op, ns := ownOperator(t)
 	replica := op.Live()[0]
 
 	manifests := func(suffix string) map[string][]byte {
