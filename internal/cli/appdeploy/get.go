@@ -33,7 +33,7 @@ const (
 )
 
 func newGetCommand(o *options) *cobra.Command {
-	return apps.Show(o.Options, &cobra.Command{
+	return apps.Describe(o.Options, &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a release: stable and canary pods, the canary's step, the last outcome, revisions and events",
 		Long: `Show an AppDeployment as a tree: the stable pods (version, revision, ready
@@ -44,10 +44,7 @@ With -o wide, the AppDeployment's row of list; with any other -o, the
 AppDeployment itself.`,
 		Example: `  kubectl appdeploy get order-service
   kubectl appdeploy get order-service -o yaml`,
-	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment, printFlags *core.PrintFlags) error {
-		if printFlags.Wide() {
-			return o.PrintTable(appTable([]platformv1.AppDeployment{*ad}, o.Now()), printFlags, false, palette)
-		}
+	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
 		events, err := core.EventsAbout(ctx, c, kind, ad, recentEvents)
 		if err != nil {
 			return err

@@ -29,10 +29,12 @@ status message.`,
 		Example: `  kubectl appdeploy list
   kubectl appdeploy list -A -l team=payments
   kubectl appdeploy list -o jsonpath='{.items[*].metadata.name}'`,
-	}, "AppDeployments", "team=payments", palette,
-		func(_ context.Context, _ client.Client, list *platformv1.AppDeploymentList, _ []client.ListOption) (*metav1.Table, error) {
-			return appTable(list.Items, o.Now()), nil
-		})
+	})
+}
+
+// appRows is the AppDeployments' table, as apps.Rows.
+func appRows(_ context.Context, o *core.Options, _ client.Client, list *platformv1.AppDeploymentList, _ []client.ListOption) (*metav1.Table, error) {
+	return appTable(list.Items, o.Now()), nil
 }
 
 // appColumns are the columns of list and get -o wide. Priority 1 marks the

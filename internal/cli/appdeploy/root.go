@@ -21,6 +21,10 @@ var apps = &core.Kind[*platformv1.AppDeployment, *platformv1.AppDeploymentList]{
 	New:       func() *platformv1.AppDeployment { return &platformv1.AppDeployment{} },
 	NewList:   func() *platformv1.AppDeploymentList { return &platformv1.AppDeploymentList{} },
 	Explainer: core.CRDExplainer,
+	Plural:    "AppDeployments",
+	Label:     "team=payments",
+	Palette:   palette,
+	Rows:      appRows,
 }
 
 // Colours that core has no name for. Paused asks a person for something;

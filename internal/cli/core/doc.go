@@ -18,8 +18,9 @@
 //   - EventsAbout and WriteEvents: the events of one object.
 //   - Plugin: the root command (kubectl's flags, streams, errors left to
 //     Execute) and Main for the binary.
-//   - Kind: finding the object a command names (On, Show), listing a kind
-//     as kubectl get does (List, Scope), and its error explanations.
+//   - Kind: finding the object a command names (On, Show, Describe),
+//     listing a kind as kubectl get does (List, Scope) with its table
+//     (Rows), which get -o wide prints too, and its error explanations.
 //   - ObjectTable, Tree and Columns: the tables and trees commands draw.
 //
 // A plugin's own package is a descriptor over these: its Plugin, its Kinds,

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -26,6 +27,16 @@ type Kind[T client.Object, L client.ObjectList] struct {
 	// Explainer says what to do about the API's errors; its Install says how
 	// to get the kind's CRD into a cluster that lacks it.
 	Explainer Explainer
+	// Plural and Label name the kind in list's flags: "list Plural in every
+	// namespace", "label selector, e.g. Label".
+	Plural, Label string
+	// Palette paints the words of the kind's tables that name a state.
+	Palette Palette
+	// Rows is the kind's table, a row an object of list: what list prints,
+	// and get -o wide of one object. namespaces is the namespace part of
+	// the scope (Scope.Namespaces), for reading what belongs to the
+	// objects, which a selector written for this kind would not match.
+	Rows func(ctx context.Context, o *Options, c client.Client, list L, namespaces []client.ListOption) (*metav1.Table, error)
 }
 
 // Explain rewrites err, met while working on the object name in ns (""
@@ -88,17 +99,32 @@ func (k *Kind[T, L]) Show(o *Options, cmd *cobra.Command,
 	return cmd
 }
 
+// Describe makes cmd a command that shows the one object its argument
+// names as kubectl get NAME does (see Show): -o wide prints its row of the
+// kind's table (Rows), as list would; no -o, what describe writes of it.
+func (k *Kind[T, L]) Describe(o *Options, cmd *cobra.Command,
+	describe func(ctx context.Context, c client.WithWatch, obj T) error) *cobra.Command {
+	return k.Show(o, cmd, func(ctx context.Context, c client.WithWatch, obj T, pf *PrintFlags) error {
+		if !pf.Wide() {
+			return describe(ctx, c, obj)
+		}
+		list := k.NewList()
+		if err := meta.SetList(list, []runtime.Object{obj}); err != nil {
+			return err
+		}
+		t, err := k.Rows(ctx, o, c, list, []client.ListOption{client.InNamespace(obj.GetNamespace())})
+		if err != nil {
+			return err
+		}
+		return o.PrintTable(t, pf, false, k.Palette)
+	})
+}
+
 // List makes cmd (its help; Use is "list", alias "ls") list the kind as
 // kubectl get lists: in the namespace, or in every one with -A, the objects
-// that -l selects; with -o, the list itself; for a person, the table that
-// table makes of it, or kubectl's "No resources found" on standard error.
-// table is handed the namespace part of the scope alone (Scope.Namespaces),
-// for reading what belongs to the objects, which the selector, written for
-// this kind, would not match. plural and label name the kind and give a
-// label in the flags' help: "list plural in every namespace", "label
-// selector, e.g. label".
-func (k *Kind[T, L]) List(o *Options, cmd *cobra.Command, plural, label string, palette Palette,
-	table func(ctx context.Context, c client.Client, list L, namespaces []client.ListOption) (*metav1.Table, error)) *cobra.Command {
+// that -l selects; with -o, the list itself; for a person, the kind's
+// table (Rows) of it, or kubectl's "No resources found" on standard error.
+func (k *Kind[T, L]) List(o *Options, cmd *cobra.Command) *cobra.Command {
 	var scope Scope
 	printFlags := NewPrintFlags()
 	cmd.Use, cmd.Aliases, cmd.Args = "list", []string{"ls"}, cobra.NoArgs
@@ -126,14 +152,14 @@ func (k *Kind[T, L]) List(o *Options, cmd *cobra.Command, plural, label string, 
 			NoResources(o.IOStreams.ErrOut, ns, scope.AllNamespaces)
 			return nil
 		}
-		t, err := table(cmd.Context(), c, list, scope.Namespaces())
+		t, err := k.Rows(cmd.Context(), o, c, list, scope.Namespaces())
 		if err != nil {
 			return err
 		}
-		return o.PrintTable(t, printFlags, scope.AllNamespaces, palette)
+		return o.PrintTable(t, printFlags, scope.AllNamespaces, k.Palette)
 	}
-	cmd.Flags().BoolVarP(&scope.AllNamespaces, "all-namespaces", "A", false, "list "+plural+" in every namespace")
-	cmd.Flags().StringVarP(&scope.Selector, "selector", "l", "", "label selector, e.g. "+label)
+	cmd.Flags().BoolVarP(&scope.AllNamespaces, "all-namespaces", "A", false, "list "+k.Plural+" in every namespace")
+	cmd.Flags().StringVarP(&scope.Selector, "selector", "l", "", "label selector, e.g. "+k.Label)
 	printFlags.AddFlags(cmd)
 	return cmd
 }

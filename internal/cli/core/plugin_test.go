@@ -29,6 +29,23 @@ var configMaps = &core.Kind[*corev1.ConfigMap, *corev1.ConfigMapList]{
 	New:       func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
 	NewList:   func() *corev1.ConfigMapList { return &corev1.ConfigMapList{} },
 	Explainer: core.Explainer{Install: "it is built in"},
+	Plural:    "ConfigMaps",
+	Label:     "app=web",
+	Rows: func(ctx context.Context, _ *core.Options, c client.Client, list *corev1.ConfigMapList, namespaces []client.ListOption) (*metav1.Table, error) {
+		// What a table may read besides the listed objects: every
+		// ConfigMap of the namespace scope, whatever -l says.
+		var all corev1.ConfigMapList
+		if err := c.List(ctx, &all, namespaces...); err != nil {
+			return nil, err
+		}
+		t := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
+			{Name: "Name", Type: "string", Format: "name"}, {Name: "In Scope", Type: "integer"}}}
+		for i := range list.Items {
+			t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{list.Items[i].Name, len(all.Items)},
+				Object: runtime.RawExtension{Object: &list.Items[i]}})
+		}
+		return t, nil
+	},
 }
 
 // plugin is a small plugin over configMaps: list, show and a command on one
@@ -37,25 +54,15 @@ var plugin = &core.Plugin{
 	Use:   "kubectl-cm",
 	Short: "ConfigMaps",
 	Commands: func(o *core.Options) []*cobra.Command {
-		list := configMaps.List(o, &cobra.Command{Short: "List ConfigMaps"}, "ConfigMaps", "app=web", nil,
-			func(_ context.Context, c client.Client, list *corev1.ConfigMapList, namespaces []client.ListOption) (*metav1.Table, error) {
-				// What a table may read besides the listed objects: every
-				// ConfigMap of the namespace scope, whatever -l says.
-				var all corev1.ConfigMapList
-				if err := c.List(context.Background(), &all, namespaces...); err != nil {
-					return nil, err
-				}
-				t := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
-					{Name: "Name", Type: "string", Format: "name"}, {Name: "In Scope", Type: "integer"}}}
-				for i := range list.Items {
-					t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{list.Items[i].Name, len(all.Items)},
-						Object: runtime.RawExtension{Object: &list.Items[i]}})
-				}
-				return t, nil
-			})
+		list := configMaps.List(o, &cobra.Command{Short: "List ConfigMaps"})
 		show := configMaps.Show(o, &cobra.Command{Use: "get NAME"},
 			func(_ context.Context, _ client.WithWatch, cm *corev1.ConfigMap, pf *core.PrintFlags) error {
 				_, err := fmt.Fprintf(o.Out(), "%s/%s wide=%t\n", cm.Namespace, cm.Name, pf.Wide())
+				return err
+			})
+		describe := configMaps.Describe(o, &cobra.Command{Use: "describe NAME"},
+			func(_ context.Context, _ client.WithWatch, cm *corev1.ConfigMap) error {
+				_, err := fmt.Fprintf(o.Out(), "described %s/%s\n", cm.Namespace, cm.Name)
 				return err
 			})
 		touch := configMaps.On(o, &cobra.Command{Use: "touch NAME"}, func() error { return nil },
@@ -63,7 +70,7 @@ var plugin = &core.Plugin{
 				_, err := fmt.Fprintf(o.Out(), "touched %s\n", cm.Name)
 				return err
 			})
-		return []*cobra.Command{list, show, touch}
+		return []*cobra.Command{list, show, describe, touch}
 	},
 }
 
@@ -130,6 +137,11 @@ func TestPlugin_ResolvesTheNamedObjectInTheNamespace(t *testing.T) {
 		{args: []string{"get", "web"}, out: "team/web wide=false\n"},
 		{args: []string{"get", "web", "-o", "wide"}, out: "team/web wide=true\n"},
 		{args: []string{"get", "web", "-o", "name"}, out: "configmap/web\n"},
+		// Describe's -o wide is the object's row of list, its rows read in
+		// its namespace alone.
+		{args: []string{"describe", "web"}, out: "described team/web\n"},
+		{args: []string{"describe", "web", "-o", "wide"}, out: "NAME   IN SCOPE\nweb    2\n"},
+		{args: []string{"describe", "web", "-o", "name"}, out: "configmap/web\n"},
 		{args: []string{"touch", "db"}, out: "touched db\n"},
 		// Not in -n's namespace, so not found, with an error that says where.
 		{args: []string{"touch", "elsewhere"}, wantErr: `configmap "elsewhere" not found in namespace "team"`, code: 1},

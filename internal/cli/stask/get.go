@@ -31,21 +31,17 @@ const (
 )
 
 func newGetCommand(o *options) *cobra.Command {
-	return tasks.Show(o.Options, &cobra.Command{
+	return tasks.Describe(o.Options, &cobra.Command{
 		Use:   "get NAME",
 		Short: "Show a task: its spec in brief, conditions, next runs, recent runs and events",
 		Long: `Show a task: its spec in brief, conditions, next runs, recent runs and events.
 With -o wide, the task's row of list; with any other -o, the ScheduleTask itself.`,
 		Example: `  kubectl stask get data-check
   kubectl stask get data-check -o yaml`,
-	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask, printFlags *core.PrintFlags) error {
+	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
 		runs, err := taskRunsOf(ctx, c, st.Namespace, st.Name)
 		if err != nil {
 			return err
-		}
-		if printFlags.Wide() {
-			table := taskTable([]platformv1.ScheduleTask{*st}, map[string][]platformv1.TaskRun{st.Namespace + "/" + st.Name: runs}, o.Now())
-			return o.PrintTable(table, printFlags, false, palette)
 		}
 		events, err := core.EventsAbout(ctx, c, tasks.Name, st, recentEvents)
 		if err != nil {

@@ -26,16 +26,28 @@ func newListCommand(o *options) *cobra.Command {
   kubectl stask list -A -l team=data
   kubectl stask list -o yaml
   kubectl stask list -o jsonpath='{.items[*].metadata.name}'`,
-	}, "tasks", "team=data", palette,
-		func(ctx context.Context, c client.Client, list *platformv1.ScheduleTaskList, namespaces []client.ListOption) (*metav1.Table, error) {
-			// The label selector is the tasks'; runs are found by the task
-			// they name, so they are listed with the namespace only.
-			runs, err := runsByTask(ctx, c, namespaces)
-			if err != nil {
-				return nil, err
-			}
-			return taskTable(list.Items, runs, o.Now()), nil
-		})
+	})
+}
+
+// taskRows is the tasks' table, as tasks.Rows: a task's runs are those
+// that name it, listed in the namespaces alone (the selector is the
+// tasks'), or by the task's label when there is one task.
+func taskRows(ctx context.Context, o *core.Options, c client.Client, list *platformv1.ScheduleTaskList, namespaces []client.ListOption) (*metav1.Table, error) {
+	var runs map[string][]platformv1.TaskRun
+	if len(list.Items) == 1 {
+		st := &list.Items[0]
+		one, err := taskRunsOf(ctx, c, st.Namespace, st.Name)
+		if err != nil {
+			return nil, err
+		}
+		runs = map[string][]platformv1.TaskRun{st.Namespace + "/" + st.Name: one}
+	} else {
+		var err error
+		if runs, err = runsByTask(ctx, c, namespaces); err != nil {
+			return nil, err
+		}
+	}
+	return taskTable(list.Items, runs, o.Now()), nil
 }
 
 // runsByTask lists the TaskRuns where the tasks are, keyed by namespace/task.

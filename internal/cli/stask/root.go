@@ -19,6 +19,10 @@ var tasks = &core.Kind[*platformv1.ScheduleTask, *platformv1.ScheduleTaskList]{
 	New:       func() *platformv1.ScheduleTask { return &platformv1.ScheduleTask{} },
 	NewList:   func() *platformv1.ScheduleTaskList { return &platformv1.ScheduleTaskList{} },
 	Explainer: core.CRDExplainer,
+	Plural:    "tasks",
+	Label:     "team=data",
+	Palette:   palette,
+	Rows:      taskRows,
 }
 
 // palette colours the outcomes of runs in tables.
