@@ -82,6 +82,7 @@ type options struct {
 	webhookCertPath         string
 	webhookMaxInFlight      int
 	webhookMaxConns         int
+	shutdownDelay           time.Duration
 	webhookClientCA         string
 	enableHTTP2             bool
 	enableWebhooks          bool
@@ -147,6 +148,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Connections one address may hold open to the webhook server; beyond, a new one is closed at once. "+
 			"The API server calls over HTTP/1.1, a connection per call in flight and up to 25 idle per webhook, all "+
 			"from its one address: keep this above its requests in flight. Negative: no limit.")
+	fs.DurationVar(&o.shutdownDelay, "shutdown-delay", guard.DefaultShutdownDelay,
+		"How long the manager, asked to stop, keeps serving webhooks while /readyz fails, so that its Service "+
+			"stops sending it calls before it stops answering them. Keep the pod's terminationGracePeriodSeconds "+
+			"above it; the Lease is released after it.")
 	fs.StringVar(&o.webhookClientCA, "webhook-client-ca", "",
 		"PEM CA bundle file: when set, /mutate-* and /validate-* serve only clients presenting a certificate of "+
 			"this CA (the API server, given one by its AdmissionConfiguration); /convert stays open.")
@@ -363,6 +368,9 @@ func main() {
 		}
 		webhookTLSOpts = append(slices.Clone(tlsOpts), opt)
 	}
+	// Asked to stop, the manager stops being ready and serves webhooks a
+	// while longer (see guard.Drain).
+	drain := &guard.Drain{Delay: o.shutdownDelay}
 	// Each webhook call in a span, the child of the API server's when it
 	// traces; a request the guard refuses (too many in flight, no client
 	// certificate) is answered before any span or webhook.
@@ -374,6 +382,7 @@ func main() {
 		},
 		Guard:             guard.Options{MaxInFlight: o.webhookMaxInFlight, RequireClientCert: o.webhookClientCA != ""},
 		MaxConnsPerSource: o.webhookMaxConns,
+		Drain:             drain,
 	}))
 
 	metricsOpts := metricsserver.Options{
@@ -453,6 +462,7 @@ func main() {
 		os.Exit(1)
 	}
 	ctx := ctrl.SetupSignalHandler()
+	drain.BeginWhenDone(ctx)
 	shutdownTracing, err := tracing.Setup(ctx)
 	if err != nil {
 		setupLog.Error(err, "Failed to set up tracing")
@@ -500,6 +510,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := mgr.AddReadyzCheck("caches", cachesSynced(mgr.GetCache())); err != nil {
+		setupLog.Error(err, "Failed to set up ready check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("shutdown", drain.Checker()); err != nil {
 		setupLog.Error(err, "Failed to set up ready check")
 		os.Exit(1)
 	}

@@ -250,11 +250,14 @@ MSG
 ) &
 background+=($!)
 
+# One replica and no Service in front of it: Ctrl-C has nothing to drain
+# (--shutdown-delay=0).
 bin/manager \
 	--health-probe-bind-address="$probe_addr" \
 	--webhook-port="$webhook_port" \
 	--webhook-cert-path="$cert_dir" \
 	--cert-rotation=false \
+	--shutdown-delay=0 \
 	--leader-election-namespace=default \
 	--metrics-bind-address="$metrics_addr" \
 	--prometheus-address="http://$prometheus_addr" \

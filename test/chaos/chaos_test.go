@@ -6,7 +6,9 @@
 // Package chaos holds the fault tests: the operator's managers are killed,
 // lose their leader, or lose the API server while runs are in flight, on a
 // kwok cluster of the package's own, and afterwards the runs must be exactly
-// what the Jobs say, with nothing twice and nothing lost. An upgrade is
+// what the Jobs say, with nothing twice and nothing lost; and a replica
+// serving the webhooks is killed or stopped under a steady load of writes,
+// which may fail only the writes it was serving when killed. An upgrade is
 // tested here too: the manager of an earlier version is replaced by this
 // one, and nothing it made may change.
 //

@@ -76,8 +76,8 @@ type OperatorOptions struct {
 
 // Operator is what the harness runs in place of the manager's Deployment:
 // manager processes built from ./cmd, as the operator's ServiceAccount,
-// behind one webhook address that forwards to any live replica, as a Service
-// would.
+// behind one webhook address that balances over the live, ready replicas
+// as their Service would (see forward).
 type Operator struct {
 	// WorkDir holds the manager binary, the replicas' logs and kubeconfig.
 	WorkDir string
@@ -100,6 +100,8 @@ type Operator struct {
 	// when that was last logged.
 	droppedLive int
 	lastDropLog time.Time
+	// turn takes the serving replicas in turn (see pick).
+	turn atomic.Uint64
 }
 
 // Manager is one replica: a manager process.
@@ -121,6 +123,14 @@ type Manager struct {
 	signalled atomic.Bool
 	// wasReady is set once WaitReady in StartReplica has passed.
 	wasReady atomic.Bool
+	// serving is the balancer's view of the replica: alive, and ready as
+	// its last probe said (see probe); notReady is that probe's answer
+	// when it was not.
+	serving  atomic.Bool
+	notReady atomic.Pointer[string]
+	// readyAt is when StartReplica saw it ready (Unix nanoseconds): a
+	// probe begun before says nothing newer.
+	readyAt atomic.Int64
 }
 
 // builds holds the manager binaries this process built, by source folder:
@@ -172,6 +182,12 @@ func StartOperator(ctx context.Context, c *Cluster, o OperatorOptions) (*Operato
 		return nil, err
 	}
 	d := &Operator{WorkDir: work, cluster: c, args: o.Args, env: o.Env, restart: o.Restart}
+	if o.Source == "" {
+		// Several of the balancer's probe periods (see forward), and
+		// short, since every replica stopped waits it out; an earlier
+		// version's manager may not know the flag.
+		d.args = append([]string{"--shutdown-delay=" + ShutdownDelay.String()}, o.Args...)
+	}
 	if d.binary, err = buildManager(ctx, cmp.Or(o.Source, c.Repo)); err != nil {
 		return nil, err
 	}
@@ -247,12 +263,16 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	}
 	go func() {
 		err := p.cmd.Wait()
+		// A dead process leaves the balancer at once, as a pod whose
+		// container the kubelet saw exit leaves its Service.
+		p.serving.Store(false)
 		logFile.Close()
 		close(p.exited)
 		if !p.signalled.Load() {
 			d.exitedByItself(p, err)
 		}
 	}()
+	go p.probe()
 	d.mu.Lock()
 	d.replicas = append(d.replicas, p)
 	d.mu.Unlock()
@@ -265,6 +285,10 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	if err := p.WaitReady(ctx, time.Minute); err != nil {
 		return nil, err
 	}
+	// The balancer's probe says so too within a period; the callers of
+	// StartReplica write at once.
+	p.readyAt.Store(time.Now().UnixNano())
+	p.serving.Store(true)
 	p.wasReady.Store(true)
 	Logf("%s is ready after %s (log %s)", p.Name, time.Since(p.Started).Round(time.Millisecond), p.LogPath)
 	return p, nil
@@ -451,11 +475,57 @@ func holderWriter(lease *coordinationv1.Lease) (string, error) {
 	return "", nil
 }
 
-// forward passes each webhook connection to the first live, ready replica.
-// A connection no replica takes is closed, which the API server reports as
-// EOF. A replica not ready yet is expected to be passed over; one that was
-// ready and no longer is (or cannot be reached) is not: the harness logs
-// why (at most once a second), and Stop keeps the replicas' logs.
+// ShutdownDelay is the replicas' --shutdown-delay: how long one asked to
+// stop keeps serving webhooks while not ready.
+const ShutdownDelay = time.Second
+
+// probePeriod is how often the balancer asks each replica's /readyz, as a
+// kubelet's readiness probe does (its periodSeconds, here far shorter than
+// a pod's 10 s so that tests wait less); the replicas' shutdown delay
+// (ShutdownDelay) is several of it.
+const probePeriod = 100 * time.Millisecond
+
+// probe keeps p.serving to what p's /readyz says, every probePeriod, until
+// the process exits.
+func (p *Manager) probe() {
+	t := time.NewTicker(probePeriod)
+	defer t.Stop()
+	for {
+		began := time.Now().UnixNano()
+		err := p.readiness()
+		if err != nil {
+			why := err.Error()
+			p.notReady.Store(&why)
+		}
+		select {
+		case <-p.exited:
+			return
+		default:
+			if err == nil || began > p.readyAt.Load() {
+				p.serving.Store(err == nil)
+			}
+		}
+		select {
+		case <-p.exited:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// forward is the replicas' Service, which kwok has no kube-proxy to be:
+// it passes each webhook connection to one replica that is alive and
+// ready (as its last probe said, see probe), taking them in turn, and
+// never retries: a connection the chosen replica does not take is closed,
+// which the API server reports as EOF, as a connection sent to a pod that
+// just died fails in a cluster. The balancer follows readiness as
+// endpoints do, a probe period late, so a replica that is stopped
+// gracefully, and fails its readiness before it stops serving
+// (--shutdown-delay), gets no new connection before it stops. A replica
+// not ready yet is expected to be passed over; one that was ready and no
+// longer is (or cannot be reached) is not, unless the harness stopped it:
+// the harness logs why (at most once a second), and Stop keeps the
+// replicas' logs.
 func (d *Operator) forward(ctx context.Context, l net.Listener) {
 	go func() { <-ctx.Done(); l.Close() }()
 	for {
@@ -465,36 +535,52 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 		}
 		go func() {
 			defer in.Close()
-			// A Service sends only to ready endpoints: a replica still
-			// starting, or stepping down, is left out.
-			var why []string
-			for _, p := range d.Live() {
-				if err := p.readiness(); err != nil {
-					if p.wasReady.Load() {
-						why = append(why, fmt.Sprintf("%s, ready before, not ready: %v", p.Name, err))
-					}
-					continue
-				}
-				out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, p.WebhookPort), time.Second)
-				if err != nil {
-					why = append(why, fmt.Sprintf("%s, ready, not reached: %v", p.Name, err))
-					continue
-				}
-				defer out.Close()
-				go func() {
-					_, _ = io.Copy(out, in)
-					// The client closed: pass the close on, as a
-					// Service's NAT does, or the replica holds the
-					// connection (and counts it against the source)
-					// until its idle timeout.
-					_ = out.(*net.TCPConn).CloseWrite()
-				}()
-				_, _ = io.Copy(in, out)
+			p, why := d.pick()
+			if p == nil {
+				d.dropped(why)
 				return
 			}
-			d.dropped(why)
+			out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, p.WebhookPort), time.Second)
+			if err != nil {
+				if !p.signalled.Load() {
+					d.dropped([]string{fmt.Sprintf("%s, ready, not reached: %v", p.Name, err)})
+				}
+				return
+			}
+			defer out.Close()
+			go func() {
+				_, _ = io.Copy(out, in)
+				// The client closed: pass the close on, as a Service's
+				// NAT does, or the replica holds the connection (and
+				// counts it against the source) until its idle timeout.
+				_ = out.(*net.TCPConn).CloseWrite()
+			}()
+			_, _ = io.Copy(in, out)
 		}()
 	}
+}
+
+// pick is the next replica serving, in turn, or none and why not: the
+// replicas that had been ready, the harness did not stop and are not.
+func (d *Operator) pick() (*Manager, []string) {
+	var serving []*Manager
+	var why []string
+	for _, p := range d.Live() {
+		switch {
+		case p.serving.Load():
+			serving = append(serving, p)
+		case p.wasReady.Load() && !p.signalled.Load():
+			last := "unknown"
+			if w := p.notReady.Load(); w != nil {
+				last = *w
+			}
+			why = append(why, fmt.Sprintf("%s, ready before, not ready: %s", p.Name, last))
+		}
+	}
+	if len(serving) == 0 {
+		return nil, why
+	}
+	return serving[int(d.turn.Add(1)%uint64(len(serving)))], nil
 }
 
 // dropped notes a webhook connection that no replica took, and why.
@@ -526,9 +612,14 @@ const stopGrace = 45 * time.Second
 // replica that had been ready was not (the logs then say why).
 func (d *Operator) Stop() {
 	d.stopping.Store(true)
-	for _, p := range d.Live() {
+	// All at once, as a Deployment's pods are deleted: each serves its
+	// shutdown delay out before it exits.
+	live := d.Live()
+	for _, p := range live {
 		p.signalled.Store(true)
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range live {
 		select {
 		case <-p.exited:
 		case <-time.After(stopGrace):

@@ -58,6 +58,9 @@ type ServerOptions struct {
 	// open; a connection beyond it is closed at once.
 	// DefaultMaxConnsPerSource when zero; below zero, no bound.
 	MaxConnsPerSource int
+	// Drain, when set, keeps the server serving for its delay once it
+	// has begun, before the server stops (see Drain).
+	Drain *Drain
 }
 
 // NewServer returns a webhook server that defends itself against slow
@@ -128,8 +131,12 @@ func (s *defendedServer) Start(ctx context.Context) error {
 	}
 	readTimeout := cmp.Or(s.opts.ReadTimeout, DefaultReadTimeout)
 	srv := &http.Server{
-		Handler:           s.base.WebhookMux(),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		Handler: s.handler(),
+		// Not ctx itself: once it ends, the server still serves its
+		// shutdown delay and finishes the calls in flight, whose TLS
+		// handshakes and handlers (access reviews, reads) a cancelled
+		// context would fail.
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		MaxHeaderBytes:    1 << 20,
 		ReadHeaderTimeout: readTimeout,
 		ReadTimeout:       readTimeout,
@@ -141,6 +148,7 @@ func (s *defendedServer) Start(ctx context.Context) error {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
+		s.opts.Drain.Wait(shutdown)
 		if err := srv.Shutdown(shutdown); err != nil {
 			log.Error(err, "Shutting down the webhook server")
 		}
@@ -152,6 +160,14 @@ func (s *defendedServer) Start(ctx context.Context) error {
 	}
 	<-done
 	return nil
+}
+
+// handler is the mux, behind the drain when there is one.
+func (s *defendedServer) handler() http.Handler {
+	if s.opts.Drain == nil {
+		return s.base.WebhookMux()
+	}
+	return s.opts.Drain.Handler(s.base.WebhookMux())
 }
 
 // StartedChecker is healthy once the server serves: it makes a TLS
