@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,11 +80,14 @@ type appDeployResult struct {
 	// BaselineSeconds a bare client's for the
 	// same writes, waiting for the same Deployments to be available: the
 	// median of BaselineRuns.
-	OperatorSeconds float64   `json:"operatorSeconds"`
-	OperatorRuns    []float64 `json:"operatorRuns"`
-	BaselineSeconds float64   `json:"baselineSeconds"`
-	BaselineRuns    []float64 `json:"baselineRuns"`
-	Ratio           float64   `json:"ratio"`
+	OperatorSeconds float64 `json:"operatorSeconds"`
+	// ConvergenceProfile is the manager's CPU profile (pprof) over the
+	// last of OperatorRuns, saved beside the JSON.
+	ConvergenceProfile []byte    `json:"-"`
+	OperatorRuns       []float64 `json:"operatorRuns"`
+	BaselineSeconds    float64   `json:"baselineSeconds"`
+	BaselineRuns       []float64 `json:"baselineRuns"`
+	Ratio              float64   `json:"ratio"`
 	// FloorSeconds is the median of FloorRuns: the same bare client with
 	// its creates going through the operator's admission, served by a
 	// standby replica that reconciles nothing; FloorRatio is
@@ -174,7 +178,9 @@ type appBench struct {
 	prom    *harness.Prometheus
 	op      *harness.Operator
 	manager *harness.Manager
-	res     *appDeployResult
+	// pprofPort serves the manager's /debug/pprof/.
+	pprofPort int
+	res       *appDeployResult
 }
 
 // runAppDeploy measures figure 7 on a new kwok cluster with a manager, a
@@ -241,7 +247,10 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	if err != nil {
 		return b.res, fmt.Errorf("AppDeployment admission floor: %w", err)
 	}
-	if b.manager, err = b.op.StartReplica(ctx); err != nil {
+	if b.pprofPort, err = harness.FreePort(); err != nil {
+		return b.res, err
+	}
+	if b.manager, err = b.op.StartReplica(ctx, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", b.pprofPort)); err != nil {
 		return b.res, err
 	}
 	steps := []struct {
@@ -511,11 +520,27 @@ func (b *appBench) convergence(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The manager's CPU profile over the last run, as long as the slowest
+	// run before it took and a little more: where its time goes.
+	profiled := make(chan []byte, 1)
+	go func() {
+		seconds := 30
+		if len(times) > 0 {
+			seconds = int(slices.Max(times).Seconds()) + 2
+		}
+		url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", b.pprofPort, seconds)
+		p, err := get(ctx, url)
+		if err != nil {
+			harness.Logf("bench: no CPU profile of figure 7a: %v", err)
+		}
+		profiled <- p
+	}()
 	took, err := b.convergeOnce(ctx, nsApps)
 	if err != nil {
 		return err
 	}
 	times = append(times, took)
+	b.res.ConvergenceProfile = <-profiled
 	n := b.cfg.Apps
 	r := b.res
 	r.Apps, r.Replicas = n, b.cfg.AppReplicas

@@ -431,6 +431,12 @@ func save(r *results) (string, error) {
 			return "", err
 		}
 	}
+	if a := r.AppDeploy; a != nil && len(a.ConvergenceProfile) > 0 {
+		// Read with: go tool pprof -top <file>
+		if err := os.WriteFile(base+".apps-cpu.pb.gz", a.ConvergenceProfile, 0o644); err != nil {
+			return "", err
+		}
+	}
 	if f := r.Foreign; f != nil && len(f.HeapAfter) > 0 {
 		// Read with: go tool pprof -sample_index=inuse_space -diff_base <before> <after>
 		for name, p := range map[string][]byte{"before": f.HeapBefore, "after": f.HeapAfter} {
