@@ -8,10 +8,15 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +24,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +34,9 @@ import (
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
 	"github.com/example/platform-operator/test/harness"
 )
+
+// nextImage is the version the canaries of these tests release.
+const nextImage = "registry.example.com/app:v1.0.1"
 
 // analysedApp is an application of replicas pods released by canary steps,
 // each judged by error_rate at most 0.5 % measured every 5 s.
@@ -112,7 +121,7 @@ func TestCrash_KilledManagerDuringAnalysisResumesFromStatus(t *testing.T) {
 			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
 				return err
 			}
-			got.Spec.Image = "registry.example.com/app:v1.0.1"
+			got.Spec.Image = nextImage
 			return cluster.Client.Update(ctx, got)
 		})
 	}
@@ -164,7 +173,7 @@ func TestBlackHolePrometheus_DelaysNoOtherReconcile(t *testing.T) {
 			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
 				return err
 			}
-			got.Spec.Image = "registry.example.com/app:v1.0.1"
+			got.Spec.Image = nextImage
 			return cluster.Client.Update(ctx, got)
 		})
 	}
@@ -250,24 +259,24 @@ func slowPasses(t *testing.T, m *harness.Manager, controller string, seconds flo
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	url := fmt.Sprintf("http://%s:%d/metrics", localwebhook.Host, m.MetricsPort)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	metricsURL := fmt.Sprintf("http://%s:%d/metrics", localwebhook.Host, m.MetricsPort)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("scrape %s: %v", url, err)
+		t.Fatalf("scrape %s: %v", metricsURL, err)
 	}
 	defer resp.Body.Close()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		t.Fatalf("parse %s: %v", url, err)
+		t.Fatalf("parse %s: %v", metricsURL, err)
 	}
 	f := families["platform_operator_reconcile_duration_seconds"]
 	if f == nil {
-		t.Fatalf("%s serves no platform_operator_reconcile_duration_seconds", url)
+		t.Fatalf("%s serves no platform_operator_reconcile_duration_seconds", metricsURL)
 	}
 	for _, metric := range f.GetMetric() {
 		match := false
@@ -290,4 +299,166 @@ func slowPasses(t *testing.T, m *harness.Manager, controller string, seconds flo
 		slow += h.GetSampleCount() - below
 	}
 	return slow, total
+}
+
+// TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack puts a proxy
+// in front of a real Prometheus and, once the canaries are being measured,
+// has it hold every answer until the manager gives up on the query (its
+// per-query timeout): every measurement meanwhile is an Error, never a
+// Fail, no canary rolls back for them (past the grace they pause), no
+// reconcile pass of any controller lasts more than 1 s, and once
+// Prometheus answers again the canaries are measured and promoted.
+func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
+	cluster := takeCluster(t)
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := harness.Namespace(t, cluster)
+	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sim.Stop)
+	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(prom.Stop)
+	slow := holdingProxy(t, prom.Address())
+	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address="+slow.url)
+	m, err := op.StartReplica(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	ads := make([]*platformv1.AppDeployment, 0, 4)
+	for i := range size(4, 2) {
+		ad := analysedApp(ns, fmt.Sprintf("slow-%d", i), 50)
+		ad.Spec.Strategy.Analysis.MinMeasurements = 3
+		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
+		ads = append(ads, ad)
+	}
+	for _, ad := range ads {
+		waitVersion(t, ad, "v1.0.0")
+		mustEventually(t, func() error {
+			got := &platformv1.AppDeployment{}
+			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
+				return err
+			}
+			got.Spec.Image = nextImage
+			return cluster.Client.Update(ctx, got)
+		})
+	}
+	// Each canary measured at least once, and not done: then Prometheus
+	// slows down.
+	for _, ad := range ads {
+		g.Eventually(func(g Gomega) {
+			c := criterion(t, g, ad)
+			g.Expect(ptr.Deref(c.Passes, 0)).To(BeNumerically(">=", 1))
+		}).WithTimeout(2 * time.Minute).Should(Succeed())
+	}
+	slow.hold(true)
+	held := time.Now()
+	t.Logf("Prometheus held from %s", held.Format("15:04:05.000"))
+
+	// Past the grace (10 s) with measurements every 5 s: Errors, then a
+	// pause; meanwhile a ScheduleTask is made ready as ever.
+	st := testutil.NewScheduleTask(ns, "meanwhile")
+	mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, st)) })
+	for _, ad := range ads {
+		g.Eventually(func(g Gomega) {
+			got := &platformv1.AppDeployment{}
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got)).To(Succeed())
+			g.Expect(got.Status.PauseReason).To(Equal(platformv1.PauseProviderError), got.Status.Message)
+		}).WithTimeout(time.Minute).Should(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		got := &platformv1.ScheduleTask{}
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(st), got)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, platformv1.ConditionReady)).To(BeTrue())
+	}).WithTimeout(30 * time.Second).Should(Succeed())
+	for _, ad := range ads {
+		got := &platformv1.AppDeployment{}
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got)).To(Succeed())
+		c := criterion(t, g, ad)
+		t.Logf("%s after %s held: %d passes, %d errors, %d fails; %s", ad.Name, time.Since(held).Round(time.Second),
+			ptr.Deref(c.Passes, 0), ptr.Deref(c.Errors, 0), ptr.Deref(c.Fails, 0), got.Status.Message)
+		g.Expect(ptr.Deref(c.Errors, 0)).To(BeNumerically(">=", 1), "%s: no measurement counted as an Error", ad.Name)
+		g.Expect(ptr.Deref(c.Fails, 0)).To(BeZero(), "%s: a measurement Prometheus did not answer counted as a Fail", ad.Name)
+		g.Expect(got.Status.Phase).NotTo(Equal(platformv1.PhaseDegraded), got.Status.Message)
+		g.Expect(got.Status.LastOutcome.Result).NotTo(Equal(platformv1.OutcomeRolledBack))
+	}
+	for _, controller := range []string{"appdeployment", "scheduletask"} {
+		slowN, total := slowPasses(t, m, controller, 1)
+		if total == 0 || slowN > 0 {
+			t.Errorf("%s: %v of %v passes took more than 1 s", controller, slowN, total)
+		}
+	}
+
+	// Prometheus answers again: measured within two intervals, and
+	// promoted on passing measurements.
+	slow.hold(false)
+	back := time.Now()
+	g.Eventually(func(g Gomega) {
+		for _, ad := range ads {
+			got := &platformv1.AppDeployment{}
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got)).To(Succeed())
+			if got.Status.StableVersion == "v1.0.1" {
+				continue // promoted, on measurements taken since
+			}
+			c := got.Status.Canary
+			g.Expect(c).NotTo(BeNil(), "%s: %s", ad.Name, got.Status.Message)
+			g.Expect(c.Analysis).NotTo(BeNil(), "%s: %s", ad.Name, got.Status.Message)
+			g.Expect(c.Analysis.MeasuredAt).NotTo(BeNil(), "%s: %s", ad.Name, got.Status.Message)
+			g.Expect(c.Analysis.MeasuredAt.Time).To(BeTemporally(">", back.Add(-time.Second)), "%s measured again", ad.Name)
+		}
+	}).WithTimeout(2*5*time.Second+5*time.Second).Should(Succeed(), "measured again within two intervals")
+	for _, ad := range ads {
+		waitVersion(t, ad, "v1.0.1")
+	}
+}
+
+// criterion is the canary's one criterion's status as stored.
+func criterion(t *testing.T, g Gomega, ad *platformv1.AppDeployment) platformv1.CriterionStatus {
+	got := &platformv1.AppDeployment{}
+	g.Expect(clusterOf(t).Client.Get(t.Context(), client.ObjectKeyFromObject(ad), got)).To(Succeed())
+	g.Expect(got.Status.Canary).NotTo(BeNil(), got.Status.Message)
+	g.Expect(got.Status.Canary.Analysis).NotTo(BeNil(), got.Status.Message)
+	g.Expect(got.Status.Canary.Analysis.Criteria).To(HaveLen(1), got.Status.Message)
+	return got.Status.Canary.Analysis.Criteria[0]
+}
+
+// slowProxy passes requests to a Prometheus, or, while held, answers none
+// of them until its client gives up.
+type slowProxy struct {
+	url  string
+	held atomic.Bool
+}
+
+// hold makes the proxy hold every request (true) or pass them (false).
+func (p *slowProxy) hold(on bool) { p.held.Store(on) }
+
+// holdingProxy starts a slowProxy in front of the Prometheus at target
+// (a URL), passing requests until told to hold.
+func holdingProxy(t *testing.T, target string) *slowProxy {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &slowProxy{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	closing := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p.held.Load() {
+			// The query is a POST: its request's context ends when the
+			// client hangs up only once its body has been read.
+			_, _ = io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-closing:
+			}
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		close(closing)
+		srv.Close()
+	})
+	p.url = srv.URL
+	return p
 }
