@@ -254,7 +254,7 @@ func releaseTree(ad *platformv1.AppDeployment, now time.Time) *core.Tree {
 		stable.Add("Image: %s", core.OrDash(st.StableImage))
 	}
 	if c := st.Canary; c != nil {
-		canaryBranch(root, c, now, ad.Spec.Strategy.Type == platformv1.StrategyBlueGreen)
+		canaryBranch(root, c, now, &ad.Spec.Strategy)
 	}
 	if pending := pendingRequests(ad); len(pending) > 0 {
 		requests := root.Add("Requests not handled yet")
@@ -285,7 +285,8 @@ func releaseTree(ad *platformv1.AppDeployment, now time.Time) *core.Tree {
 
 // canaryBranch adds the canary in progress to root, or a blue-green
 // release's preview and which track the Service serves.
-func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time, blueGreen bool) {
+func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time, strategy *platformv1.Strategy) {
+	blueGreen := strategy.Type == platformv1.StrategyBlueGreen
 	track := "Canary"
 	if blueGreen {
 		track = "Preview"
@@ -314,8 +315,34 @@ func canaryBranch(root *core.Tree, c *platformv1.CanaryStatus, now time.Time, bl
 	}
 	if s := c.Step; s != nil {
 		canary.Add("%s", stepLine(s, now))
+		if h := headerRouteLine(strategy, s); h != "" {
+			canary.Add("%s", h)
+		}
 	}
 	failureLine(canary, c, now)
+}
+
+// headerRouteLine says which requests the step sends to the canary alone,
+// "Header route: X-Canary: always", as the spec's step asks; "" for a step
+// without one.
+func headerRouteLine(strategy *platformv1.Strategy, s *platformv1.CanaryStepStatus) string {
+	i := int(ptr.Deref(s.Index, -1))
+	if i < 0 || i >= len(strategy.Steps) {
+		return ""
+	}
+	matches := strategy.Steps[i].HeaderRoute.Matches
+	if len(matches) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(matches))
+	for _, m := range matches {
+		part := m.Name + ": " + m.Value
+		if m.Type == platformv1.HeaderMatchRegularExpression {
+			part = m.Name + " ~ " + m.Value
+		}
+		parts = append(parts, part)
+	}
+	return "Header route: " + core.Safe(strings.Join(parts, ", ")) + " (to the canary alone)"
 }
 
 // weightLines adds the weight desired and actual and, on a route, whether

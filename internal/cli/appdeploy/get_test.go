@@ -84,6 +84,9 @@ func TestGet_DrawsTheReleaseAsATree(t *testing.T) {
 		Accepted: "Unknown", WaitingSince: at(-45 * time.Second),
 		Message: "example.com/edge has not reported Accepted for generation 4 of HTTPRoute shop yet"}
 	weighted.Status.Canary.Step = &platformv1.CanaryStepStatus{Index: ptr.To[int32](0), Total: 3, StartedAt: at(-2 * time.Minute)}
+	// Its first step sends the testers to the canary alone.
+	weighted.Spec.Strategy.Steps[0].HeaderRoute.Matches = []platformv1.HeaderMatch{
+		{Name: "X-Canary", Value: "always"}, {Name: "X-Team", Type: platformv1.HeaderMatchRegularExpression, Value: "qa-.*"}}
 	weighted.Status.Conditions[0].Reason = string(platformv1.PauseRouteNotAccepted)
 	// A blue-green release switched to its preview, its old pods kept
 	// for the scale-down delay while the post-promotion analysis runs.
