@@ -319,7 +319,7 @@ func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
 	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(prom.Stop)
-	slow := holdingProxy(t, prom.Address())
+	slow := startPromProxy(t, prom.Address())
 	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address="+slow.url)
 	m, err := op.StartReplica(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -350,7 +350,7 @@ func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
 			g.Expect(ptr.Deref(c.Passes, 0)).To(BeNumerically(">=", 1))
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 	}
-	slow.hold(true)
+	slow.set(holding)
 	held := time.Now()
 	t.Logf("Prometheus held from %s", held.Format("15:04:05.000"))
 
@@ -390,7 +390,7 @@ func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
 
 	// Prometheus answers again: measured within two intervals, and
 	// promoted on passing measurements.
-	slow.hold(false)
+	slow.set(passing)
 	back := time.Now()
 	g.Eventually(func(g Gomega) {
 		for _, ad := range ads {
@@ -421,29 +421,42 @@ func criterion(t *testing.T, g Gomega, ad *platformv1.AppDeployment) platformv1.
 	return got.Status.Canary.Analysis.Criteria[0]
 }
 
-// slowProxy passes requests to a Prometheus, or, while held, answers none
-// of them until its client gives up.
-type slowProxy struct {
+// promProxy passes requests to a Prometheus, holds them, or drops them,
+// as set.
+type promProxy struct {
 	url  string
-	held atomic.Bool
+	mode atomic.Int32
 }
 
-// hold makes the proxy hold every request (true) or pass them (false).
-func (p *slowProxy) hold(on bool) { p.held.Store(on) }
+// Modes of a promProxy.
+const (
+	// passing passes every request to Prometheus.
+	passing int32 = iota
+	// holding answers no request until its client gives up: a Prometheus
+	// too slow for the query's timeout.
+	holding
+	// down closes every connection at once, unanswered: a Prometheus
+	// that is stopped.
+	down
+)
 
-// holdingProxy starts a slowProxy in front of the Prometheus at target
-// (a URL), passing requests until told to hold.
-func holdingProxy(t *testing.T, target string) *slowProxy {
+// set puts the proxy in mode.
+func (p *promProxy) set(mode int32) { p.mode.Store(mode) }
+
+// startPromProxy starts a promProxy in front of the Prometheus at target
+// (a URL), passing requests until set otherwise.
+func startPromProxy(t *testing.T, target string) *promProxy {
 	t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &slowProxy{}
+	p := &promProxy{}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	closing := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p.held.Load() {
+		switch p.mode.Load() {
+		case holding:
 			// The query is a POST: its request's context ends when the
 			// client hangs up only once its body has been read.
 			_, _ = io.Copy(io.Discard, r.Body)
@@ -451,9 +464,13 @@ func holdingProxy(t *testing.T, target string) *slowProxy {
 			case <-r.Context().Done():
 			case <-closing:
 			}
-			return
+		case down:
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		default:
+			rp.ServeHTTP(w, r)
 		}
-		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(func() {
 		close(closing)
@@ -461,4 +478,124 @@ func holdingProxy(t *testing.T, target string) *slowProxy {
 	})
 	p.url = srv.URL
 	return p
+}
+
+// TestPrometheusOutage_CanariesWaitAndResumeNothingElseWaits stops
+// Prometheus (a proxy in front of it drops every connection) while many
+// canaries are being measured every 10 s: none is promoted or rolled back
+// for it, no reconcile pass lasts more than 1 s, a ScheduleTask created
+// during the outage is ready as fast as one created before it, and once
+// Prometheus is back every canary is measured again within two intervals.
+// Full size: 100 canaries, 5 minutes; -short: 10, 30 s.
+func TestPrometheusOutage_CanariesWaitAndResumeNothingElseWaits(t *testing.T) {
+	cluster := takeCluster(t)
+	g := NewWithT(t)
+	ctx := t.Context()
+	ns := harness.Namespace(t, cluster)
+	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sim.Stop)
+	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(prom.Stop)
+	proxy := startPromProxy(t, prom.Address())
+	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address="+proxy.url)
+	m, err := op.StartReplica(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	const interval = 10 * time.Second
+	canaries, outage := size(100, 10), time.Duration(size(300, 30))*time.Second
+
+	ads := make([]*platformv1.AppDeployment, 0, canaries)
+	for i := range canaries {
+		ad := analysedApp(ns, fmt.Sprintf("app-%03d", i), 50)
+		ad.Spec.Replicas = ptr.To[int32](2)
+		// Never done within the test: in flight throughout.
+		ad.Spec.Strategy.Analysis = platformv1.Analysis{IntervalSeconds: int32(interval.Seconds()), MinMeasurements: 100}
+		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
+		ads = append(ads, ad)
+	}
+	for _, ad := range ads {
+		waitVersion(t, ad, "v1.0.0")
+	}
+	for _, ad := range ads {
+		mustEventually(t, func() error {
+			got := &platformv1.AppDeployment{}
+			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
+				return err
+			}
+			got.Spec.Image = nextImage
+			return cluster.Client.Update(ctx, got)
+		})
+	}
+	g.Eventually(func(g Gomega) {
+		for _, ad := range ads {
+			g.Expect(ptr.Deref(criterion(t, g, ad).Passes, 0)).To(BeNumerically(">=", 1), "%s measured", ad.Name)
+		}
+	}).WithTimeout(5 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	before := timeToReady(t, ns, "before")
+
+	proxy.set(down)
+	stopped := time.Now()
+	t.Logf("Prometheus stopped at %s for %s; a task was ready %s after its create before",
+		stopped.Format("15:04:05.000"), outage, before.Round(time.Millisecond))
+	time.Sleep(outage / 2)
+	during := timeToReady(t, ns, "during")
+	time.Sleep(time.Until(stopped.Add(outage)))
+	proxy.set(passing)
+	back := time.Now()
+
+	// Every canary measured again within two intervals of Prometheus's
+	// return.
+	g.Eventually(func(g Gomega) {
+		for _, ad := range ads {
+			got := &platformv1.AppDeployment{}
+			g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got)).To(Succeed())
+			c := got.Status.Canary
+			g.Expect(c).NotTo(BeNil(), "%s: %s", ad.Name, got.Status.Message)
+			g.Expect(c.Analysis).NotTo(BeNil(), "%s: %s", ad.Name, got.Status.Message)
+			g.Expect(c.Analysis.MeasuredAt).NotTo(BeNil(), "%s: %s", ad.Name, got.Status.Message)
+			g.Expect(c.Analysis.MeasuredAt.Time).To(BeTemporally(">=", back.Truncate(time.Second)),
+				"%s measured again: %s", ad.Name, got.Status.Message)
+		}
+	}).WithTimeout(2*interval+5*time.Second).WithPolling(time.Second).Should(Succeed(),
+		"every canary measured within two intervals of Prometheus's return")
+	t.Logf("every canary measured again %s after Prometheus was back", time.Since(back).Round(time.Millisecond))
+
+	// Nothing promoted or rolled back for the outage.
+	for _, ad := range ads {
+		got := &platformv1.AppDeployment{}
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got)).To(Succeed())
+		g.Expect(got.Status.StableVersion).To(Equal("v1.0.0"), "%s promoted: %s", ad.Name, got.Status.Message)
+		g.Expect(got.Status.Phase).NotTo(Equal(platformv1.PhaseDegraded), "%s: %s", ad.Name, got.Status.Message)
+		g.Expect(got.Status.LastOutcome.Result).NotTo(Equal(platformv1.OutcomeRolledBack), ad.Name)
+		g.Expect(ptr.Deref(criterion(t, g, ad).Fails, 0)).To(BeZero(), "%s: a Fail while Prometheus was down", ad.Name)
+	}
+	// No worker waited on Prometheus.
+	t.Logf("a task was ready %s after its create during the outage", during.Round(time.Millisecond))
+	g.Expect(during).To(BeNumerically("<=", 2*before+time.Second),
+		"a task created during the outage waited longer than one before it")
+	for _, controller := range []string{"appdeployment", "scheduletask"} {
+		slowN, total := slowPasses(t, m, controller, 1)
+		if total == 0 || slowN > 0 {
+			t.Errorf("%s: %v of %v passes took more than 1 s", controller, slowN, total)
+		}
+	}
+}
+
+// timeToReady creates a ScheduleTask and returns how long it took to be
+// seen Ready.
+func timeToReady(t *testing.T, ns, name string) time.Duration {
+	t.Helper()
+	ctx := t.Context()
+	st := testutil.NewScheduleTask(ns, name)
+	start := time.Now()
+	if err := clusterOf(t).Client.Create(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func(g Gomega) {
+		got := &platformv1.ScheduleTask{}
+		g.Expect(clusterOf(t).Client.Get(ctx, client.ObjectKeyFromObject(st), got)).To(Succeed())
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, platformv1.ConditionReady)).To(BeTrue())
+	}).WithTimeout(time.Minute).WithPolling(50 * time.Millisecond).Should(Succeed())
+	return time.Since(start)
 }
