@@ -201,11 +201,12 @@ test-cleanup: tools ## Interrupt the e2e layer after CLEANUP_AFTER seconds and f
 	@hack/test-cleanup.sh $(CLEANUP_AFTER)
 
 # The benchmark's suites to run (comma-separated; all when empty): convergence,
-# recording, memory, coldstart, idle, maxsize, curve, appdeploy.
+# recording, memory, coldstart, idle, maxsize, curve, appdeploy, foreign,
+# admission.
 SUITES ?=
 
 .PHONY: bench
-bench: tools ## Measure convergence, run recording, memory, idle writes, cold start, the growth curve and the AppDeployment figures (appdeploy) on kwok clusters; figures in bench/results/. SUITES=convergence,appdeploy,...: only those.
+bench: tools ## Measure convergence, run recording, memory, idle writes, cold start, the growth curve, the AppDeployment figures (appdeploy), foreign objects and admission latency on kwok clusters; figures in bench/results/. SUITES=convergence,appdeploy,...: only those.
 	go build -o "$(LOCALBIN)/bench" ./test/bench
 	BENCH_SUITES="$(SUITES)" $(LAYER) benchmark "$(LOCALBIN)/bench"
 

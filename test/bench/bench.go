@@ -113,20 +113,22 @@ const (
 	suiteCurve = "curve"
 	// suiteAppDeploy runs after the curve, on a cluster of its own.
 	suiteAppDeploy = "appdeploy"
-	// suiteForeign runs last, on a cluster of its own.
+	// suiteForeign runs after the AppDeployments, on a cluster of its own.
 	suiteForeign = "foreign"
+	// suiteAdmission runs last, on a cluster of its own.
+	suiteAdmission = "admission"
 )
 
 // suites lists every suite in order.
 var suites = []string{
 	suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize, suiteCurve, suiteAppDeploy,
-	suiteForeign,
+	suiteForeign, suiteAdmission,
 }
 
 // ownCluster reports whether a suite runs on a cluster of its own rather
 // than on the one run starts.
 func ownCluster(suite string) bool {
-	return suite == suiteCurve || suite == suiteAppDeploy || suite == suiteForeign
+	return suite == suiteCurve || suite == suiteAppDeploy || suite == suiteForeign || suite == suiteAdmission
 }
 
 // runs reports whether the configuration measures suite.
@@ -277,6 +279,8 @@ type results struct {
 	AppDeploy *appDeployResult `json:"appDeploy,omitempty"`
 	// Foreign is what foreign labelled Deployments cost (figure 8).
 	Foreign *foreignResult `json:"foreign,omitempty"`
+	// Admission is figure 9: the latency of writes through the webhooks.
+	Admission *admissionResult `json:"admission,omitempty"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	// RunsChecked says whether any cluster of the run had Jobs to check: the
 	// AppDeployment suite alone has none.

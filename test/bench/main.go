@@ -102,6 +102,9 @@ func main() {
 	if err == nil && cfg.runs(suiteForeign) {
 		res.Foreign, err = runForeign(context.Background(), cfg)
 	}
+	if err == nil && cfg.runs(suiteAdmission) {
+		res.Admission, err = runAdmission(context.Background(), cfg)
+	}
 	if res != nil {
 		printTable(os.Stdout, res)
 		if path, werr := save(res); werr != nil {
@@ -212,11 +215,11 @@ func printTable(w io.Writer, r *results) {
 	rows := map[string]func(io.Writer, *results){
 		suiteConvergence: convergenceRows, suiteRecording: recordingRows, suiteMemory: memoryRows,
 		suiteMaxSize: maxSizeRows, suiteIdle: idleRows, suiteColdStart: coldStartRows, suiteCurve: curveRows,
-		suiteAppDeploy: appDeployRows, suiteForeign: foreignRows,
+		suiteAppDeploy: appDeployRows, suiteForeign: foreignRows, suiteAdmission: admissionRows,
 	}
 	// The rows in the figures' order; the size limits are figure 3b.
 	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart, suiteCurve,
-		suiteAppDeploy, suiteForeign}
+		suiteAppDeploy, suiteForeign, suiteAdmission}
 	for _, suite := range order {
 		if r.Config.runs(suite) || suite == suiteMemory && r.Memory.Tasks > 0 { // the curve's, see runCurve
 			rows[suite](tw, r)

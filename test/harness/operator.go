@@ -102,6 +102,9 @@ type Operator struct {
 	lastDropLog time.Time
 	// turn takes the serving replicas in turn (see pick).
 	turn atomic.Uint64
+	// noopPort, when not 0, is where every webhook connection goes in
+	// place of the replicas (see ServeNoOpWebhooks).
+	noopPort atomic.Int32
 }
 
 // Manager is one replica: a manager process.
@@ -535,6 +538,12 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 		}
 		go func() {
 			defer in.Close()
+			if port := d.noopPort.Load(); port != 0 {
+				if out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, port), time.Second); err == nil {
+					pipe(in, out)
+				}
+				return
+			}
 			p, why := d.pick()
 			if p == nil {
 				d.dropped(why)
@@ -547,17 +556,22 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 				}
 				return
 			}
-			defer out.Close()
-			go func() {
-				_, _ = io.Copy(out, in)
-				// The client closed: pass the close on, as a Service's
-				// NAT does, or the replica holds the connection (and
-				// counts it against the source) until its idle timeout.
-				_ = out.(*net.TCPConn).CloseWrite()
-			}()
-			_, _ = io.Copy(in, out)
+			pipe(in, out)
 		}()
 	}
+}
+
+// pipe copies in to out and back until either closes, then closes out.
+func pipe(in, out net.Conn) {
+	defer out.Close()
+	go func() {
+		_, _ = io.Copy(out, in)
+		// The client closed: pass the close on, as a Service's NAT does,
+		// or the replica holds the connection (and counts it against the
+		// source) until its idle timeout.
+		_ = out.(*net.TCPConn).CloseWrite()
+	}()
+	_, _ = io.Copy(in, out)
 }
 
 // pick is the next replica serving, in turn, or none and why not: the

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/testutil"
+	"github.com/example/platform-operator/internal/testutil/testenv"
+	"github.com/example/platform-operator/test/harness"
+)
+
+// The admission figure's load: writes a second, how long the operator's
+// webhooks serve it in all, and the slices the time is cut into, the
+// operator's and the floor's in turn, so that both meet the same cluster
+// (the objects earlier slices made, the manager reconciling them).
+const (
+	admissionPerSecond = 100
+	admissionSeconds   = 60
+	admissionSlice     = 10 * time.Second
+	// admissionTimeout is how long a write may take before it counts as
+	// timed out: the API server's webhook timeout (10 s) and some.
+	admissionTimeout = 15 * time.Second
+)
+
+// Targets of the admission figure: a write's p99 at most the floor's p99
+// and this much, and at most admissionTargetRatio times it.
+const (
+	admissionTargetExtra = 5 * time.Millisecond
+	admissionTargetRatio = 1.5
+)
+
+// admissionResult is figure 9: writes of every kind the operator admits,
+// at a steady rate, each timed at the client, through the operator's
+// webhooks and through a no-op webhook server in their place.
+type admissionResult struct {
+	PerSecond int `json:"perSecond"`
+	// Operator and Floor are the writes through the operator's webhooks
+	// and through the no-op server (harness.ServeNoOpWebhooks).
+	Operator admissionRun `json:"operator"`
+	Floor    admissionRun `json:"floor"`
+	// AccessReviewsPerWrite are the access reviews the webhooks asked for,
+	// per write through them.
+	AccessReviewsPerWrite float64 `json:"accessReviewsPerWrite"`
+}
+
+// admissionRun is one side's writes.
+type admissionRun struct {
+	Writes   int   `json:"writes"`
+	Latency  stats `json:"latency"`
+	Refused  int   `json:"refused"`
+	TimedOut int   `json:"timedOut"`
+	// ByKind is the latency of each kind of write.
+	ByKind map[string]stats `json:"byKind"`
+	// FirstRefusal is the first refused or timed-out write's error.
+	FirstRefusal string `json:"firstRefusal,omitempty"`
+}
+
+// admissionWrite is one write of the load.
+type admissionWrite struct {
+	kind string
+	took time.Duration
+	err  error
+}
+
+// runAdmission measures figure 9 on a new kwok cluster with the operator
+// as installed: two replicas behind their Service, both serving webhooks.
+func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c, teardown, err := harness.StartCluster(ctx, fmt.Sprintf("bench-adm-%d", time.Now().Unix()), harness.ClusterOptions{
+		Nodes: 4, KwokctlArgs: []string{"--disable-qps-limits"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { cancel(); teardown() }()
+	op, err := harness.StartOperator(ctx, c, harness.OperatorOptions{Args: []string{
+		"--leader-elect=true", "--metrics-secure=false",
+		fmt.Sprintf("--kube-api-qps=%g", cfg.QPS), fmt.Sprintf("--kube-api-burst=%d", cfg.Burst),
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defer op.Stop()
+	replicas := make([]*harness.Manager, 0, 2)
+	for range 2 {
+		m, err := op.StartReplica(ctx)
+		if err != nil {
+			return nil, err
+		}
+		replicas = append(replicas, m)
+	}
+	restCfg := rest.CopyConfig(c.Config)
+	restCfg.QPS, restCfg.Burst = 10*admissionPerSecond, 10*admissionPerSecond
+	restCfg.Timeout = admissionTimeout
+	cl, err := client.New(restCfg, client.Options{Scheme: testenv.Scheme()})
+	if err != nil {
+		return nil, err
+	}
+	res := &admissionResult{PerSecond: admissionPerSecond}
+	loads := map[bool]*admissionLoad{}
+	for _, floor := range []bool{false, true} {
+		ns := "bench-admission"
+		if floor {
+			ns += "-floor"
+		}
+		if err := createNamespace(ctx, c.Client, ns); err != nil {
+			return nil, err
+		}
+		l := &admissionLoad{c: cl, ns: ns}
+		// The task the TaskRuns name, suspended: a run makes a Job, not a
+		// run of the schedule.
+		if err := l.seed(ctx); err != nil {
+			return nil, err
+		}
+		loads[floor] = l
+	}
+	reviewsBefore, err := reviews(ctx, replicas)
+	if err != nil {
+		return nil, err
+	}
+	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", admissionPerSecond)
+	for slice := range 2 * int(admissionSeconds*time.Second/admissionSlice) {
+		floor := slice%2 == 1
+		var restore func()
+		if floor {
+			if restore, err = op.ServeNoOpWebhooks(); err != nil {
+				return nil, err
+			}
+		}
+		loads[floor].run(ctx, admissionSlice)
+		if restore != nil {
+			restore()
+		}
+	}
+	reviewsAfter, err := reviews(ctx, replicas)
+	if err != nil {
+		return nil, err
+	}
+	res.Operator, res.Floor = loads[false].summary(), loads[true].summary()
+	if res.Operator.Writes > 0 {
+		res.AccessReviewsPerWrite = (reviewsAfter - reviewsBefore) / float64(res.Operator.Writes)
+	}
+	return res, nil
+}
+
+// reviews sums the access reviews the replicas asked for.
+func reviews(ctx context.Context, replicas []*harness.Manager) (float64, error) {
+	var n float64
+	for _, m := range replicas {
+		s, err := scrape(ctx, m)
+		if err != nil {
+			return 0, err
+		}
+		n += s.reviews
+	}
+	return n, nil
+}
+
+// admissionLoad writes, in its namespace, the mix of writes the operator
+// admits, and keeps how each went.
+type admissionLoad struct {
+	c  client.Client
+	ns string
+	// next numbers the writes across slices.
+	next   int
+	mu     sync.Mutex
+	writes []admissionWrite
+}
+
+// seedTask is the task the load's TaskRuns name.
+const seedTask = "seed"
+
+// seed creates what the load's updates and runs need.
+func (l *admissionLoad) seed(ctx context.Context) error {
+	st := testutil.NewScheduleTask(l.ns, seedTask)
+	st.Spec.Suspend = ptr.To(true)
+	return l.c.Create(ctx, st)
+}
+
+// run writes admissionPerSecond times a second for d, each write in its own
+// goroutine, and waits for the last.
+func (l *admissionLoad) run(ctx context.Context, d time.Duration) {
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / admissionPerSecond)
+	defer tick.Stop()
+	end := time.After(d)
+	for {
+		select {
+		case <-ctx.Done():
+		case <-end:
+		case <-tick.C:
+			i := l.next
+			l.next++
+			wg.Go(func() { l.record(l.write(ctx, i)) })
+			continue
+		}
+		break
+	}
+	wg.Wait()
+}
+
+// write is the i-th write of the mix, of ten: three ScheduleTask creates,
+// two of their updates, two AppDeployment creates (a canary judged by a
+// built-in metric and by PromQL with a CEL condition, both of which
+// admission checks), two of their updates and a TaskRun.
+func (l *admissionLoad) write(ctx context.Context, i int) admissionWrite {
+	ctx, cancel := context.WithTimeout(ctx, admissionTimeout)
+	defer cancel()
+	var w admissionWrite
+	start := time.Now()
+	switch n := i / 10; i % 10 {
+	case 0, 1, 2:
+		w.kind = "create scheduletask"
+		st := testutil.NewScheduleTask(l.ns, fmt.Sprintf("task-%05d-%d", n, i%10))
+		st.Spec.Suspend = ptr.To(true)
+		w.err = l.c.Create(ctx, st)
+	case 3, 4:
+		// Of a task made a second before (a create may take a good part
+		// of one): one object per update, as tenants change their own.
+		w.kind = "update scheduletask"
+		patch := fmt.Appendf(nil, `{"spec":{"schedule":"%d * * * *"}}`, i%60)
+		name := fmt.Sprintf("task-%05d-%d", n-admissionPerSecond/10, i%10-3)
+		w.err = l.c.Patch(ctx, &platformv1.ScheduleTask{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: name}},
+			client.RawPatch("application/merge-patch+json", patch))
+	case 5, 6:
+		w.kind = "create appdeployment"
+		w.err = l.c.Create(ctx, admissionApp(l.ns, fmt.Sprintf("app-%05d-%d", n, i%10)))
+	case 7, 8:
+		// Of an application made a second before.
+		w.kind = "update appdeployment"
+		patch := fmt.Appendf(nil, `{"spec":{"strategy":{"analysis":{"intervalSeconds":%d}}}}`, 31+i%2)
+		name := fmt.Sprintf("app-%05d-%d", n-admissionPerSecond/10, i%10-2)
+		w.err = l.c.Patch(ctx, &platformv1.AppDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: name}},
+			client.RawPatch("application/merge-patch+json", patch))
+	default:
+		w.kind = "create taskrun"
+		w.err = l.c.Create(ctx, &platformv1.TaskRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: fmt.Sprintf("run-%05d", n)},
+			Spec:       platformv1.TaskRunSpec{ScheduleTaskName: seedTask},
+		})
+	}
+	w.took = time.Since(start)
+	if apierrors.IsNotFound(w.err) {
+		// An update of an object whose create failed, or, in the first
+		// second, of one before the first.
+		w.err = nil
+		w.kind = "skipped"
+	}
+	return w
+}
+
+// admissionApp is an AppDeployment of no pods (admission is measured, not
+// the rollout) and no port, released by a
+// canary judged by error_rate and by a PromQL query with a CEL condition.
+func admissionApp(ns, name string) *platformv1.AppDeployment {
+	return &platformv1.AppDeployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: platformv1.AppDeploymentSpec{
+			Image:    appImage + appVersion1,
+			Replicas: ptr.To[int32](0),
+			Strategy: platformv1.Strategy{
+				Type:          platformv1.StrategyCanary,
+				CanaryPercent: 20,
+				CanaryCriteria: []platformv1.CanaryCriterion{
+					{Metric: platformv1.MetricErrorRate, Threshold: ptr.To(0.5)},
+					{Name: "saturation",
+						Query: `max(rate(process_cpu_seconds_total{namespace="{{namespace}}",` +
+							`app="{{name}}",track="{{track}}"}[{{interval}}]))`,
+						SuccessCondition: "result < 0.8"},
+				},
+				Analysis: platformv1.Analysis{IntervalSeconds: 30},
+			},
+		},
+	}
+}
+
+// record keeps w.
+func (l *admissionLoad) record(w admissionWrite) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writes = append(l.writes, w)
+}
+
+// summary is the load's writes as figures.
+func (l *admissionLoad) summary() admissionRun {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := admissionRun{ByKind: map[string]stats{}}
+	all := make([]time.Duration, 0, len(l.writes))
+	byKind := map[string][]time.Duration{}
+	for _, w := range l.writes {
+		if w.kind == "skipped" {
+			continue
+		}
+		r.Writes++
+		if w.err != nil {
+			if timedOut(w.err) {
+				r.TimedOut++
+			} else {
+				r.Refused++
+			}
+			if r.FirstRefusal == "" {
+				r.FirstRefusal = w.kind + ": " + w.err.Error()
+			}
+			continue
+		}
+		all = append(all, w.took)
+		byKind[w.kind] = append(byKind[w.kind], w.took)
+	}
+	r.Latency = newStats(all)
+	for _, kind := range slices.Sorted(maps.Keys(byKind)) {
+		r.ByKind[kind] = newStats(byKind[kind])
+	}
+	return r
+}
+
+// timedOut reports whether err is a write that ran out of time, at the
+// client or at the API server.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) ||
+		(errors.As(err, &ne) && ne.Timeout()) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// admissionRows prints figure 9.
+func admissionRows(tw io.Writer, r *results) {
+	a := r.Admission
+	if a == nil {
+		fmt.Fprintf(tw, "9\tadmission\tnot measured\t-\t-\n")
+		return
+	}
+	op, fl := a.Operator, a.Floor
+	limit := min(fl.Latency.P99+admissionTargetExtra.Seconds(), admissionTargetRatio*fl.Latency.P99)
+	met := op.Writes > 0 && op.Refused+op.TimedOut == 0 &&
+		(op.Latency.P99 <= limit || op.Latency.P99 <= floorMargin*fl.Latency.P99)
+	row(tw, "9", fmt.Sprintf("%d writes a second, every kind admitted, %ds each side", a.PerSecond, admissionSeconds),
+		fmt.Sprintf("p50 %s  p99 %s  max %s (%d writes, %d refused, %d timed out); %.2f access reviews per write",
+			ms(op.Latency.P50), ms(op.Latency.P99), ms(op.Latency.Max), op.Writes, op.Refused, op.TimedOut,
+			a.AccessReviewsPerWrite),
+		fmt.Sprintf("p99 <= %s (floor's + %s, <= %.1f x), 0 refused", ms(limit), admissionTargetExtra, admissionTargetRatio),
+		met)
+	row(tw, "", "floor: a no-op webhook server in the operator's place",
+		fmt.Sprintf("p50 %s  p99 %s  max %s (%d writes, %d refused, %d timed out)",
+			ms(fl.Latency.P50), ms(fl.Latency.P99), ms(fl.Latency.Max), fl.Writes, fl.Refused, fl.TimedOut), "-", true)
+	for _, kind := range slices.Sorted(maps.Keys(op.ByKind)) {
+		o, f := op.ByKind[kind], fl.ByKind[kind]
+		row(tw, "", "  "+kind,
+			fmt.Sprintf("p50 %s  p99 %s; floor p50 %s  p99 %s", ms(o.P50), ms(o.P99), ms(f.P50), ms(f.P99)), "-", true)
+	}
+	if op.FirstRefusal != "" {
+		row(tw, "", "  first refused", op.FirstRefusal, "-", false)
+	}
+}
+
+// ms is seconds in milliseconds, "12.3ms".
+func ms(seconds float64) string {
+	return fmt.Sprintf("%.1fms", seconds*1000)
+}

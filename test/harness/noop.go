@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// Copyright 2026 The platform-operator Authors.
+
+package harness
+
+import (
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+
+	"github.com/example/platform-operator/internal/testutil/localwebhook"
+)
+
+// ServeNoOpWebhooks sends every webhook connection, from now until the
+// returned function is called, to a server that allows every admission
+// request at once, in place of the replicas: the same TLS certificate, the
+// same paths and the same way through the forwarder, and no work. It is
+// the floor the operator's admission is measured against.
+func (d *Operator) ServeNoOpWebhooks() (restore func(), err error) {
+	cert, err := tls.LoadX509KeyPair(filepath.Join(d.certDir, "tls.crt"), filepath.Join(d.certDir, "tls.key"))
+	if err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", localwebhook.Host+":0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(allow), ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+	go func() { _ = srv.ServeTLS(l, "", "") }()
+	d.noopPort.Store(int32(l.Addr().(*net.TCPAddr).Port))
+	return func() {
+		d.noopPort.Store(0)
+		_ = srv.Close()
+	}, nil
+}
+
+// allow answers an AdmissionReview allowed, without a patch.
+func allow(w http.ResponseWriter, r *http.Request) {
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+		http.Error(w, fmt.Sprintf("not an AdmissionReview: %v", err), http.StatusBadRequest)
+		return
+	}
+	review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+	review.Request = nil
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(&review)
+}
