@@ -72,12 +72,7 @@ func TestCrash_KilledManagerDuringAnalysisResumesFromStatus(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := harness.Namespace(t, cluster)
-	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(sim.Stop)
-	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(prom.Stop)
+	prom := startAnalysis(t)
 	op := startOperator(t, "--leader-elect=false", "--prometheus-address="+prom.Address())
 	m, err := op.StartReplica(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -166,17 +161,7 @@ func TestBlackHolePrometheus_DelaysNoOtherReconcile(t *testing.T) {
 		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
 		analysed = append(analysed, ad)
 	}
-	for _, ad := range analysed {
-		waitVersion(t, ad, "v1.0.0")
-		mustEventually(t, func() error {
-			got := &platformv1.AppDeployment{}
-			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
-				return err
-			}
-			got.Spec.Image = nextImage
-			return cluster.Client.Update(ctx, got)
-		})
-	}
+	releaseNext(t, analysed)
 	// Every one of them waits in its preflight on the black hole.
 	for _, ad := range analysed {
 		g.Eventually(func(g Gomega) {
@@ -313,16 +298,7 @@ func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := harness.Namespace(t, cluster)
-	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(sim.Stop)
-	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(prom.Stop)
-	slow := startPromProxy(t, prom.Address())
-	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address="+slow.url)
-	m, err := op.StartReplica(ctx)
-	g.Expect(err).NotTo(HaveOccurred())
+	slow, m := proxiedManager(t)
 
 	ads := make([]*platformv1.AppDeployment, 0, 4)
 	for i := range size(4, 2) {
@@ -331,17 +307,7 @@ func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
 		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
 		ads = append(ads, ad)
 	}
-	for _, ad := range ads {
-		waitVersion(t, ad, "v1.0.0")
-		mustEventually(t, func() error {
-			got := &platformv1.AppDeployment{}
-			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
-				return err
-			}
-			got.Spec.Image = nextImage
-			return cluster.Client.Update(ctx, got)
-		})
-	}
+	releaseNext(t, ads)
 	// Each canary measured at least once, and not done: then Prometheus
 	// slows down.
 	for _, ad := range ads {
@@ -408,6 +374,52 @@ func TestSlowPrometheus_MeasurementsAreErrorsAndNothingRollsBack(t *testing.T) {
 	}).WithTimeout(2*5*time.Second+5*time.Second).Should(Succeed(), "measured again within two intervals")
 	for _, ad := range ads {
 		waitVersion(t, ad, "v1.0.1")
+	}
+}
+
+// startAnalysis starts, for t, the traffic simulator and a Prometheus that
+// scrapes it, which the canaries are judged against.
+func startAnalysis(t *testing.T) *harness.Prometheus {
+	t.Helper()
+	g := NewWithT(t)
+	sim, err := harness.StartTrafficSim(t.Context(), clusterOf(t).Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sim.Stop)
+	prom, err := harness.StartPrometheus(t.Context(), t.TempDir(), sim.ScrapeTarget())
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(prom.Stop)
+	return prom
+}
+
+// proxiedManager starts the analysis's Prometheus (startAnalysis), a
+// promProxy in front of it, and one manager, without leader election and
+// with plain metrics, that queries it through the proxy.
+func proxiedManager(t *testing.T) (*promProxy, *harness.Manager) {
+	t.Helper()
+	proxy := startPromProxy(t, startAnalysis(t).Address())
+	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address="+proxy.url)
+	m, err := op.StartReplica(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proxy, m
+}
+
+// releaseNext waits for each application's first version, then asks it
+// for nextImage, which its canary releases.
+func releaseNext(t *testing.T, ads []*platformv1.AppDeployment) {
+	t.Helper()
+	c := clusterOf(t).Client
+	for _, ad := range ads {
+		waitVersion(t, ad, "v1.0.0")
+		mustEventually(t, func() error {
+			got := &platformv1.AppDeployment{}
+			if err := c.Get(t.Context(), client.ObjectKeyFromObject(ad), got); err != nil {
+				return err
+			}
+			got.Spec.Image = nextImage
+			return c.Update(t.Context(), got)
+		})
 	}
 }
 
@@ -492,16 +504,7 @@ func TestPrometheusOutage_CanariesWaitAndResumeNothingElseWaits(t *testing.T) {
 	g := NewWithT(t)
 	ctx := t.Context()
 	ns := harness.Namespace(t, cluster)
-	sim, err := harness.StartTrafficSim(ctx, cluster.Config)
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(sim.Stop)
-	prom, err := harness.StartPrometheus(ctx, t.TempDir(), sim.ScrapeTarget())
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(prom.Stop)
-	proxy := startPromProxy(t, prom.Address())
-	op := startOperator(t, "--leader-elect=false", "--metrics-secure=false", "--prometheus-address="+proxy.url)
-	m, err := op.StartReplica(ctx)
-	g.Expect(err).NotTo(HaveOccurred())
+	proxy, m := proxiedManager(t)
 	const interval = 10 * time.Second
 	canaries, outage := size(100, 10), time.Duration(size(300, 30))*time.Second
 
@@ -514,19 +517,7 @@ func TestPrometheusOutage_CanariesWaitAndResumeNothingElseWaits(t *testing.T) {
 		mustEventually(t, func() error { return client.IgnoreAlreadyExists(cluster.Client.Create(ctx, ad)) })
 		ads = append(ads, ad)
 	}
-	for _, ad := range ads {
-		waitVersion(t, ad, "v1.0.0")
-	}
-	for _, ad := range ads {
-		mustEventually(t, func() error {
-			got := &platformv1.AppDeployment{}
-			if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(ad), got); err != nil {
-				return err
-			}
-			got.Spec.Image = nextImage
-			return cluster.Client.Update(ctx, got)
-		})
-	}
+	releaseNext(t, ads)
 	g.Eventually(func(g Gomega) {
 		for _, ad := range ads {
 			g.Expect(ptr.Deref(criterion(t, g, ad).Passes, 0)).To(BeNumerically(">=", 1), "%s measured", ad.Name)

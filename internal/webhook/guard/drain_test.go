@@ -5,13 +5,8 @@ package guard
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"net"
 	"net/http"
 	"strconv"
@@ -20,6 +15,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/example/platform-operator/internal/testutil"
 )
 
 func TestServer_ServesItsShutdownDelayOutOnceTheDrainBegins(t *testing.T) {
@@ -96,7 +93,14 @@ func startServer(t *testing.T, drain *Drain) (*running, string) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
-	cert := selfSigned(t)
+	ca, err := testutil.NewCA("drain-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := ca.Issue("127.0.0.1", x509.ExtKeyUsageServerAuth, net.IPv4(127, 0, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := NewServer(ServerOptions{
 		Webhook: webhook.Options{Host: "127.0.0.1", Port: port, TLSOpts: []func(*tls.Config){func(c *tls.Config) {
 			c.GetCertificate = func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
@@ -136,23 +140,4 @@ func postNew(t *testing.T, addr string) *http.Response {
 		t.Fatalf("answered %s", resp.Status)
 	}
 	return resp
-}
-
-// selfSigned is a certificate for 127.0.0.1.
-func selfSigned(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:   time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
