@@ -18,6 +18,7 @@ import (
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
+	"github.com/example/platform-operator/internal/cli/core/clitest"
 )
 
 // checkOutputs runs each command line against cluster() and compares its
@@ -209,4 +210,8 @@ func TestCompletion_OffersTheNamesOfTheNamespace(t *testing.T) {
 	if r := execute(t, c, "", "__complete", "get", "web", ""); r.out != ":4\n" {
 		t.Errorf("completion after the name = %q, want nothing", r.out)
 	}
+}
+
+func TestHelp_EveryPageIsACommands(t *testing.T) {
+	clitest.EveryHelpPageUsed(t, Plugin)
 }

@@ -33,18 +33,7 @@ const (
 )
 
 func newGetCommand(o *options) *cobra.Command {
-	return apps.Describe(o.Options, &cobra.Command{
-		Use:   "get NAME",
-		Short: "Show a release: stable and canary pods, the canary's step, the last outcome, revisions and events",
-		Long: `Show an AppDeployment as a tree: the stable pods (version, revision, ready
-pods), the canary in progress (version, ready pods, weight desired and actual,
-step, end of the step's pause, failure), requests not yet handled, how the
-last release ended, the promoted revisions and recent events.
-With -o wide, the AppDeployment's row of list; with any other -o, the
-AppDeployment itself.`,
-		Example: `  kubectl appdeploy get order-service
-  kubectl appdeploy get order-service -o yaml`,
-	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
+	return apps.Describe(o.Options, help.Command("get"), func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {
 		events, err := core.EventsAbout(ctx, c, kind, ad, recentEvents)
 		if err != nil {
 			return err

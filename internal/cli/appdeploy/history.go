@@ -21,16 +21,7 @@ import (
 )
 
 func newHistoryCommand(o *options) *cobra.Command {
-	return apps.Show(o.Options, &cobra.Command{
-		Use:   "history NAME",
-		Short: "List the revisions promoted, newest first, and how the last release ended",
-		Long: `List the revisions the AppDeployment promoted (status.revisions, newest first,
-at most rollback.revisionHistoryLimit), which undo --to-revision can go back
-to, and how the last release ended. With -o, the AppDeployment itself, e.g.
--o jsonpath='{.status.revisions[*].version}'.`,
-		Example: `  kubectl appdeploy history order-service
-  kubectl appdeploy history order-service -o jsonpath='{.status.revisions[0].image}'`,
-	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment, printFlags *core.PrintFlags) error {
+	return apps.Show(o.Options, help.Command("history"), func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment, printFlags *core.PrintFlags) error {
 		st := &ad.Status
 		if len(st.Revisions) == 0 {
 			fmt.Fprintf(o.IOStreams.ErrOut, "No promoted revisions of appdeployment %q in namespace %q yet.\n", ad.Name, ad.Namespace)

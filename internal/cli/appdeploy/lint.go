@@ -20,18 +20,7 @@ import (
 )
 
 func newLintCommand(o *options) *cobra.Command {
-	return &cobra.Command{
-		Use:   "lint FILE...",
-		Short: "Check AppDeployment manifests offline, with the admission webhook's rules",
-		Long: `Check AppDeployment manifests without a cluster, with the rules the operator's
-admission webhook applies: the name, image references and versions, ranges,
-the health check, which strategy fields go together, a canary's steps and
-criteria. Every document of each file is read ("-" reads standard input);
-documents of other kinds are reported as skipped. Warnings (a canary weight
-that the replica count cannot give) are printed and do not fail.
-Exits 1 when a manifest has a problem.`,
-		Example: `  kubectl appdeploy lint deploy/order-service.yaml
-  kustomize build deploy/ | kubectl appdeploy lint -`,
+	return help.Set("lint", &cobra.Command{
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			var total lintCount
@@ -49,7 +38,7 @@ Exits 1 when a manifest has a problem.`,
 				len(args), total.checked, total.warnings, total.skipped)
 			return nil
 		},
-	}
+	})
 }
 
 // lintCount counts what lint found.

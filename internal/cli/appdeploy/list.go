@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/utils/ptr"
@@ -18,19 +17,6 @@ import (
 	"github.com/example/platform-operator/internal/cli/core"
 	"github.com/example/platform-operator/internal/release"
 )
-
-func newListCommand(o *options) *cobra.Command {
-	return apps.List(o.Options, &cobra.Command{
-		Short: "List AppDeployments with their stable and current versions and phase",
-		Long: `List AppDeployments: the strategy, the version the stable pods run, the version
-the spec asks for, ready pods of the spec's replicas, the phase, and the
-canary's actual share of the ready pods. -o wide adds the image and the
-status message.`,
-		Example: `  kubectl appdeploy list
-  kubectl appdeploy list -A -l team=payments
-  kubectl appdeploy list -o jsonpath='{.items[*].metadata.name}'`,
-	})
-}
 
 // appRows is the AppDeployments' table, as apps.Rows.
 func appRows(_ context.Context, o *core.Options, _ client.Client, list *platformv1.AppDeploymentList, _ []client.ListOption) (*metav1.Table, error) {

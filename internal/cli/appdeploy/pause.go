@@ -14,17 +14,12 @@ import (
 )
 
 func newPauseCommand(o *options, pause bool) *cobra.Command {
-	use, short, verb, already := "pause NAME", "Hold a canary where it is (spec.paused)", "paused", "already paused"
-	long := `Hold the AppDeployment's canary where it is, by setting spec.paused: no step
-completes and no promotion starts until it is resumed; its pods keep
-running. A rolling or recreate update is not held. spec.paused is part of
-the spec: a GitOps tool that manages it may set it back.`
+	name, verb, already := "pause", "paused", "already paused"
 	if !pause {
-		use, short, verb, already = "resume NAME", "Let a paused canary go on (spec.paused false)", "resumed", "not paused"
-		long = `Let a paused AppDeployment's canary go on, by setting spec.paused to false.`
+		name, verb, already = "resume", "resumed", "not paused"
 	}
 	printFlags := core.NewActionPrintFlags(verb, o.Scheme)
-	cmd := apps.On(o.Options, &cobra.Command{Use: use, Short: short, Long: long}, func() error {
+	cmd := apps.On(o.Options, help.Command(name), func() error {
 		_, err := printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {

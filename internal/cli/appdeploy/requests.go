@@ -29,8 +29,6 @@ type request struct {
 	verb       string
 	annotation string
 	handled    func(*platformv1.HandledRequests) string
-	short      string
-	long       string
 }
 
 // requests are promote, abort and retry.
@@ -38,29 +36,14 @@ var requests = []request{
 	{
 		verb: "promote", annotation: platformv1.PromoteAnnotation,
 		handled: func(h *platformv1.HandledRequests) string { return h.Promote },
-		short:   "Complete the canary's current step now: its pause and the approval it waits for",
-		long: `Ask the operator to complete the canary's current step now: its pause, and the
-approval a step with approval Manual waits for. The operator acts once the
-step's canary pods are ready and the AppDeployment is not paused. After the
-last step the canary is promoted: the stable pods take its version.`,
 	},
 	{
 		verb: "abort", annotation: platformv1.AbortAnnotation,
 		handled: func(h *platformv1.HandledRequests) string { return h.Abort },
-		short:   "Stop the canary in progress and keep the stable version",
-		long: `Ask the operator to stop the canary in progress: the stable pods are brought
-back to full size, then the canary is removed, and the release ends Aborted.
-The spec is not changed, so its version stays unreleased (status exits 1)
-until the spec changes or a retry; kubectl appdeploy undo changes the spec
-back as well.`,
 	},
 	{
 		verb: "retry", annotation: platformv1.RetryAnnotation,
 		handled: func(h *platformv1.HandledRequests) string { return h.Retry },
-		short:   "Start again a canary that was rolled back, aborted or held on a failure",
-		long: `Ask the operator to start again, from its first step and with new pods, the
-canary of the spec's version that was rolled back, aborted, or held on a
-failure (rollback.onFailure Pause).`,
 	},
 }
 
@@ -81,18 +64,7 @@ func newRequestCommand(o *options, r request) *cobra.Command {
 	var wait bool
 	var timeout time.Duration
 	printFlags := core.NewActionPrintFlags(r.verb+" requested", o.Scheme)
-	cmd := apps.On(o.Options, &cobra.Command{
-		Use:   r.verb + " NAME",
-		Short: r.short,
-		Long: r.long + `
-
-The request is the annotation ` + r.annotation + ` set to a new value (the
-time); the operator acts on each value once and acknowledges it in
-status.handledRequests. It acknowledges a request it cannot act on too (with
-a Warning event RequestIgnored): with --wait, the phase and message printed
-after say what became of it. Exits 2 when --timeout passes first.`,
-		Example: fmt.Sprintf("  kubectl appdeploy %[1]s order-service\n  kubectl appdeploy %[1]s order-service --wait --timeout 5m", r.verb),
-	}, func() error {
+	cmd := apps.On(o.Options, help.Command(r.verb), func() error {
 		_, err := printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {

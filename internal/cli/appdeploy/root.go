@@ -4,6 +4,8 @@
 package appdeploy
 
 import (
+	"embed"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -17,14 +19,10 @@ const kind = "AppDeployment"
 // apps is what core needs to know of AppDeployments to find one by name,
 // list them and explain the API's errors about them.
 var apps = &core.Kind[*platformv1.AppDeployment, *platformv1.AppDeploymentList]{
-	Name:      kind,
-	New:       func() *platformv1.AppDeployment { return &platformv1.AppDeployment{} },
-	NewList:   func() *platformv1.AppDeploymentList { return &platformv1.AppDeploymentList{} },
-	Explainer: core.CRDExplainer,
-	Plural:    "AppDeployments",
-	Label:     "team=payments",
-	Palette:   palette,
-	Rows:      appRows,
+	Plural:  "AppDeployments",
+	Label:   "team=payments",
+	Palette: palette,
+	Rows:    appRows,
 }
 
 // Colours that core has no name for. Paused asks a person for something;
@@ -42,6 +40,15 @@ var palette = core.Palette{
 	string(platformv1.PhaseDegraded):    core.Red,
 }
 
+// helpPages are the commands' help, a Markdown page a command (see
+// core.Help): the plugin's reference as much as its --help.
+//
+//go:embed help/*.md
+var helpPages embed.FS
+
+// help is the AppDeployment commands' help.
+var help = core.Help{Pages: helpPages, Dir: "help"}
+
 // options are core's, for the AppDeployment commands.
 type options struct {
 	*core.Options
@@ -50,16 +57,7 @@ type options struct {
 // Plugin is `kubectl appdeploy` as core runs it: its help and the
 // AppDeployment commands. cmd/kubectl-appdeploy runs it with Main.
 var Plugin = &core.Plugin{
-	Use:   "kubectl-appdeploy",
-	Short: "Application releases: rolling, recreate and canary",
-	Long: `kubectl appdeploy shows and drives platform-operator's AppDeployments: list
-them, see where a release is, gate CI on it, promote, abort or retry a canary,
-pause and resume, undo a release in the spec, and check manifests offline.`,
-	Example: `  kubectl appdeploy list -A
-  kubectl appdeploy get order-service
-  kubectl appdeploy status order-service --watch --timeout 15m
-  kubectl appdeploy promote order-service --wait
-  kubectl appdeploy lint deploy/*.yaml`,
+	Help:        help,
 	AddToScheme: []func(*runtime.Scheme) error{platformv1.AddToScheme},
 	Commands:    commands,
 }
@@ -68,7 +66,7 @@ pause and resume, undo a release in the spec, and check manifests offline.`,
 func commands(co *core.Options) []*cobra.Command {
 	o := &options{Options: co}
 	cmds := []*cobra.Command{
-		newListCommand(o),
+		apps.List(co, help.Command("list")),
 		newGetCommand(o),
 		newStatusCommand(o),
 		newHistoryCommand(o),

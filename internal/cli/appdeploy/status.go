@@ -48,31 +48,7 @@ func newStatusCommand(o *options) *cobra.Command {
 	var watch bool
 	var timeout time.Duration
 	var cmd *cobra.Command
-	cmd = apps.On(o.Options, &cobra.Command{
-		Use:   "status NAME",
-		Short: "Say whether the spec's version is released, for CI: the answer is the exit code",
-		Long: `Say where the release of the AppDeployment's spec is, in one line, and answer
-with the exit code:
-
-  0  released: the spec's revision is the stable one and Ready is True
-  1  failed: rolled back, aborted, or Degraded (a canary failure held for a
-     retry or an abort, a rollout past its progress deadline, ...)
-  2  not done: still progressing, or the operator has not yet observed the
-     latest spec; when watching, when --timeout passed first
-  3  paused: waiting for a person (a step's approval: promote; spec.paused:
-     resume) or for the canary analysis (NoData, ProviderError,
-     InvalidQuery)
-  4  cannot tell: not found, forbidden, no cluster, or a wrong command line
-
-Only a status the operator wrote for the current generation of the spec is
-judged; an older one counts as not done. Without --watch or --timeout the
-state is reported once. With --watch, or a --timeout (which only means
-something while waiting, as in kubectl argo rollouts status), status follows
-the AppDeployment through a watch until it is released (0), failed (1) or
-paused (3), or --timeout passes (2).`,
-		Example: `  kubectl appdeploy status order-service
-  kubectl appdeploy status order-service --timeout 20m`,
-	}, func() error {
+	cmd = apps.On(o.Options, help.Command("status"), func() error {
 		// A timeout asks to wait: it implies --watch, unless --watch=false
 		// says not to wait, which contradicts it.
 		if cmd.Flags().Changed("timeout") {

@@ -22,32 +22,7 @@ import (
 func newUndoCommand(o *options) *cobra.Command {
 	var to string
 	printFlags := core.NewActionPrintFlags("set back", o.Scheme)
-	cmd := apps.On(o.Options, &cobra.Command{
-		Use:   "undo NAME",
-		Short: "Put a revision promoted before back in the spec, its pod template whole",
-		Long: `Change the AppDeployment's spec back to a revision promoted before, recorded in
-status.revisions: by default the newest one other than the spec's own (the
-one before the stable revision when the spec's is stable; the stable one
-itself when the spec asks for one not promoted), or the one --to-revision
-names by its revision hash or its version.
-
-Every field that makes the pods comes back, from the ControllerRevision the
-operator keeps for the revision: image, version, command, args, env,
-resources, port, healthCheck, serviceAccountName and template. The replicas,
-the strategy and the rollback policy stay as they are now. A revision
-promoted before the operator kept ControllerRevisions has only its image and
-version recorded: those come back, and undo says so. The operator then
-releases the spec as any other change: a revision promoted before, with the
-same pod template, goes back at once without a canary.
-An AppDeployment that adopts a Deployment (spec.workloadRef) takes its pods
-from that Deployment's template: undo refuses it, and that Deployment (or
-the release that manages it) is what to roll back.
-Since this changes the spec, a GitOps tool that manages the AppDeployment
-sees the change and may revert it: change its source as well.`,
-		Example: `  kubectl appdeploy undo order-service
-  kubectl appdeploy undo order-service --to-revision v1.2.2
-  kubectl appdeploy undo order-service --to-revision 5d8f7c9b4`,
-	}, func() error {
+	cmd := apps.On(o.Options, help.Command("undo"), func() error {
 		_, err := printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, ad *platformv1.AppDeployment) error {

@@ -22,6 +22,8 @@
 //     listing a kind as kubectl get does (List, Scope) with its table
 //     (Rows), which get -o wide prints too, and its error explanations.
 //   - ObjectTable, Tree and Columns: the tables and trees commands draw.
+//   - Help: the commands' help, a Markdown page each in the plugin's
+//     help folder.
 //
 // A plugin's own package is a descriptor over these: its Plugin, its Kinds,
 // and its commands, columns and descriptions. clitest runs a plugin in

@@ -5,6 +5,7 @@ package core
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,15 +18,13 @@ import (
 // its lists, so that core can find one object by the name a command was
 // given, list them as kubectl get does, and explain the API's errors about
 // them. A plugin holds one Kind per kind it drives.
+//
+// What the types say already (the kind's name, an empty object or list)
+// Kind derives from T and L; a plugin writes only what is its own.
 type Kind[T client.Object, L client.ObjectList] struct {
-	// Name is the kind as the API spells it ("ScheduleTask"), in messages
-	// and in the regarding.kind of its events.
-	Name string
-	// New returns an empty object, NewList an empty list, to read into.
-	New     func() T
-	NewList func() L
 	// Explainer says what to do about the API's errors; its Install says how
-	// to get the kind's CRD into a cluster that lacks it.
+	// to get the kind's CRD into a cluster that lacks it. The zero value is
+	// CRDExplainer, right for every kind of this project.
 	Explainer Explainer
 	// Plural and Label name the kind in list's flags: "list Plural in every
 	// namespace", "label selector, e.g. Label".
@@ -39,10 +38,37 @@ type Kind[T client.Object, L client.ObjectList] struct {
 	Rows func(ctx context.Context, o *Options, c client.Client, list L, namespaces []client.ListOption) (*metav1.Table, error)
 }
 
+// Name is the kind as the API spells it ("ScheduleTask"): the name of T's
+// type, which the API's kinds share with their Go types. It names the kind
+// in messages and is the regarding.kind of its events.
+func (k *Kind[T, L]) Name() string {
+	return reflect.TypeFor[T]().Elem().Name()
+}
+
+// New returns an empty object to read into.
+func (k *Kind[T, L]) New() T {
+	return reflect.New(reflect.TypeFor[T]().Elem()).Interface().(T)
+}
+
+// NewList returns an empty list to read into.
+func (k *Kind[T, L]) NewList() L {
+	return reflect.New(reflect.TypeFor[L]().Elem()).Interface().(L)
+}
+
 // Explain rewrites err, met while working on the object name in ns (""
 // for a list), into one that says what to do (see Explainer).
 func (k *Kind[T, L]) Explain(err error, name, ns string) error {
-	return k.Explainer.Explain(err, k.Name, name, ns)
+	return k.ExplainAbout(err, k.Name(), name, ns)
+}
+
+// ExplainAbout is Explain for an object of another kind the commands of
+// this one read (a task's TaskRuns, a run's pod).
+func (k *Kind[T, L]) ExplainAbout(err error, kind, name, ns string) error {
+	e := k.Explainer
+	if e == (Explainer{}) {
+		e = CRDExplainer
+	}
+	return e.Explain(err, kind, name, ns)
 }
 
 // Get reads the object ns/name, with an error that says what to do.

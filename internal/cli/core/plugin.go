@@ -19,9 +19,9 @@ import (
 // streams, a client that decodes the plugin's kinds, and errors left to
 // Execute.
 type Plugin struct {
-	// Use, Short, Long and Example are the root command's help, as
-	// cobra.Command has them; Use is the binary's name (kubectl-NAME).
-	Use, Short, Long, Example string
+	// Help is the plugin's help pages: root.md is the plugin's own, its
+	// title the binary's name ("# kubectl NAME" for kubectl-NAME).
+	Help Help
 	// AddToScheme register the plugin's kinds; the built-in ones, which
 	// every plugin reads (events, pods), are always there.
 	AddToScheme []func(*runtime.Scheme) error
@@ -49,14 +49,7 @@ func (p *Plugin) NewRootCommand(streams genericiooptions.IOStreams) (*cobra.Comm
 // to Execute, which prints them once, as kubectl does, without usage text:
 // a failed request is not a wrong command line.
 func (p *Plugin) Root(o *Options) *cobra.Command {
-	root := &cobra.Command{
-		Use:           p.Use,
-		Short:         p.Short,
-		Long:          p.Long,
-		Example:       p.Example,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
+	root := p.Help.Set("root", &cobra.Command{SilenceUsage: true, SilenceErrors: true})
 	root.SetIn(o.IOStreams.In)
 	root.SetOut(o.IOStreams.Out)
 	root.SetErr(o.IOStreams.ErrOut)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
@@ -25,9 +26,6 @@ import (
 // configMaps is a Kind over ConfigMaps, which every scheme knows, so that
 // the plugin core is tested without the project's kinds.
 var configMaps = &core.Kind[*corev1.ConfigMap, *corev1.ConfigMapList]{
-	Name:      "ConfigMap",
-	New:       func() *corev1.ConfigMap { return &corev1.ConfigMap{} },
-	NewList:   func() *corev1.ConfigMapList { return &corev1.ConfigMapList{} },
 	Explainer: core.Explainer{Install: "it is built in"},
 	Plural:    "ConfigMaps",
 	Label:     "app=web",
@@ -51,8 +49,7 @@ var configMaps = &core.Kind[*corev1.ConfigMap, *corev1.ConfigMapList]{
 // plugin is a small plugin over configMaps: list, show and a command on one
 // ConfigMap that says which it read.
 var plugin = &core.Plugin{
-	Use:   "kubectl-cm",
-	Short: "ConfigMaps",
+	Help: core.Help{Pages: fstest.MapFS{"root.md": {Data: []byte("# kubectl cm\n\nConfigMaps\n")}}},
 	Commands: func(o *core.Options) []*cobra.Command {
 		list := configMaps.List(o, &cobra.Command{Short: "List ConfigMaps"})
 		show := configMaps.Show(o, &cobra.Command{Use: "get NAME"},

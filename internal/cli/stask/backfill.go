@@ -38,21 +38,7 @@ func backfillTime(flag, v string) (time.Time, error) {
 func newBackfillCommand(o *options) *cobra.Command {
 	var from, to string
 	var yes, force bool
-	cmd := tasks.On(o.Options, &cobra.Command{
-		Use:   "backfill NAME --from T1 --to T2",
-		Short: "Run a task once for each fire time of a past window",
-		Long: `Create one TaskRun with trigger Backfill for each time the task's schedule
-fired from --from to --to (both included), each carrying its fire time as
-scheduledTime and, in the container, PLATFORM_SCHEDULED_TIME. Without --yes it
-only prints the fire times and what it would do. Fire times that already have
-a run (scheduled, or an earlier backfill) are skipped unless --force. A window
-with more than 100 fire times is refused; nothing is created then.
-
-The runs honour the task's concurrency policy, waiting rather than being
-refused: with Forbid or Replace they run one after another, oldest first.`,
-		Example: `  kubectl stask backfill nightly-report --from 2026-11-01 --to 2026-11-07
-  kubectl stask backfill nightly-report --from 2026-11-01 --to 2026-11-07 --yes`,
-	}, func() error {
+	cmd := tasks.On(o.Options, help.Command("backfill"), func() error {
 		if from == "" || to == "" {
 			return fmt.Errorf("backfill needs --from and --to")
 		}
@@ -161,7 +147,7 @@ func createBackfillRun(ctx context.Context, c client.Client, st *platformv1.Sche
 		err = c.Create(ctx, tr)
 	}
 	if err != nil {
-		return nil, tasks.Explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
+		return nil, tasks.ExplainAbout(err, "TaskRun", tr.Name, st.Namespace)
 	}
 	return tr, nil
 }

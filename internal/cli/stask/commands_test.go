@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/cli/core/clitest"
 )
 
 // output is one command line and what it prints.
@@ -273,4 +274,8 @@ func TestGet_MissingTaskSaysWhereItLooked(t *testing.T) {
 	if err == nil || err.Error() != `scheduletask "elsewhere" not found in namespace "team"` {
 		t.Errorf("err = %v", err)
 	}
+}
+
+func TestHelp_EveryPageIsACommands(t *testing.T) {
+	clitest.EveryHelpPageUsed(t, Plugin)
 }

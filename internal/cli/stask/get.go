@@ -31,19 +31,12 @@ const (
 )
 
 func newGetCommand(o *options) *cobra.Command {
-	return tasks.Describe(o.Options, &cobra.Command{
-		Use:   "get NAME",
-		Short: "Show a task: its spec in brief, conditions, next runs, recent runs and events",
-		Long: `Show a task: its spec in brief, conditions, next runs, recent runs and events.
-With -o wide, the task's row of list; with any other -o, the ScheduleTask itself.`,
-		Example: `  kubectl stask get data-check
-  kubectl stask get data-check -o yaml`,
-	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
+	return tasks.Describe(o.Options, help.Command("get"), func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
 		runs, err := taskRunsOf(ctx, c, st.Namespace, st.Name)
 		if err != nil {
 			return err
 		}
-		events, err := core.EventsAbout(ctx, c, tasks.Name, st, recentEvents)
+		events, err := core.EventsAbout(ctx, c, tasks.Name(), st, recentEvents)
 		if err != nil {
 			return err
 		}

@@ -21,12 +21,7 @@ import (
 func newHistoryCommand(o *options) *cobra.Command {
 	var limit int
 	printFlags := core.NewPrintFlags()
-	cmd := tasks.On(o.Options, &cobra.Command{
-		Use:   "history NAME",
-		Short: "List a task's runs, newest first, with a summary",
-		Example: `  kubectl stask history data-check --limit 20
-  kubectl stask history data-check -o custom-columns=RUN:.metadata.name,EXIT:.status.exitCode`,
-	}, printFlags.Validate, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
+	cmd := tasks.On(o.Options, help.Command("history"), printFlags.Validate, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
 		runs, err := taskRunsOf(ctx, c, st.Namespace, st.Name)
 		if err != nil {
 			return err

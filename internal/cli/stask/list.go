@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -18,16 +17,6 @@ import (
 	"github.com/example/platform-operator/internal/cli/core"
 	"github.com/example/platform-operator/internal/schedule"
 )
-
-func newListCommand(o *options) *cobra.Command {
-	return tasks.List(o.Options, &cobra.Command{
-		Short: "List ScheduleTasks with their last and next runs",
-		Example: `  kubectl stask list
-  kubectl stask list -A -l team=data
-  kubectl stask list -o yaml
-  kubectl stask list -o jsonpath='{.items[*].metadata.name}'`,
-	})
-}
 
 // taskRows is the tasks' table, as tasks.Rows: a task's runs are those
 // that name it, listed in the namespaces alone (the selector is the

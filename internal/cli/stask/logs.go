@@ -19,11 +19,7 @@ import (
 
 func newLogsCommand(o *options) *cobra.Command {
 	var last, follow bool
-	cmd := &cobra.Command{
-		Use:   "logs RUN | TASK --last",
-		Short: "Print the logs of a run's pod",
-		Example: `  kubectl stask logs data-check-29012345
-  kubectl stask logs data-check --last -f`,
+	cmd := help.Set("logs", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -47,7 +43,7 @@ func newLogsCommand(o *options) *cobra.Command {
 				if apierrors.IsNotFound(err) {
 					return fmt.Errorf("taskrun %q not found in namespace %q (for a task's latest run: kubectl stask logs TASK --last)", runName, ns)
 				}
-				return tasks.Explainer.Explain(err, "TaskRun", runName, ns)
+				return tasks.ExplainAbout(err, "TaskRun", runName, ns)
 			}
 			if tr.Status.PodName == "" {
 				return fmt.Errorf("run %s has no pod yet (phase %s)", tr.Name, core.OrDash(string(tr.Status.Phase)))
@@ -67,13 +63,13 @@ func newLogsCommand(o *options) *cobra.Command {
 				return fmt.Errorf("the pod %s of run %s is gone (its Job was cleaned up by the task's history limit); its logs went with it", tr.Status.PodName, tr.Name)
 			}
 			if err != nil {
-				return tasks.Explainer.Explain(err, "Pod", tr.Status.PodName, ns)
+				return tasks.ExplainAbout(err, "Pod", tr.Status.PodName, ns)
 			}
 			defer stream.Close()
 			_, err = io.Copy(o.Out(), stream)
 			return err
 		},
-	}
+	})
 	cmd.Flags().BoolVar(&last, "last", false, "NAME is a task: show its latest run's logs")
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "follow the log as it grows")
 	return cmd

@@ -21,17 +21,7 @@ import (
 func newNextCommand(o *options) *cobra.Command {
 	var zone, task string
 	var count int
-	cmd := &cobra.Command{
-		Use:   "next CRON",
-		Short: "Print the next run times of a cron expression, offline",
-		Long: `Print when a schedule fires next, read exactly as a CronJob (and so a
-ScheduleTask) reads it, in the given time zone. An expression that spreads
-with H needs the task it is for (--task NAMESPACE/NAME), since H picks its
-values from the task's namespace and name; the effective schedule is printed
-first.`,
-		Example: `  kubectl stask next "0 */2 * * *"
-  kubectl stask next @daily --time-zone Europe/Berlin -c 3
-  kubectl stask next "H H(0-5) * * *" --task team-a/backup`,
+	cmd := help.Set("next", &cobra.Command{
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			expr := args[0]
@@ -61,7 +51,7 @@ first.`,
 			}
 			return nil
 		},
-	}
+	})
 	cmd.Flags().StringVar(&zone, "time-zone", "", "IANA time zone the schedule is read in (UTC when empty)")
 	cmd.Flags().IntVarP(&count, "count", "c", 5, "how many run times to print")
 	cmd.Flags().StringVar(&task, "task", "", "NAMESPACE/NAME of the task an expression with H is for")
@@ -69,15 +59,8 @@ first.`,
 }
 
 func newLintCommand(o *options) *cobra.Command {
-	return &cobra.Command{
-		Use:   "lint FILE...",
-		Short: "Check ScheduleTask manifests offline, with the admission webhook's rules",
-		Long: `Check ScheduleTask manifests without a cluster, with the rules the operator's
-admission webhook applies (cron syntax as the CronJob controller reads it,
-time zones, image references, name length, ranges). "-" reads standard input.
-Exits 1 when a manifest has a problem.`,
-		Example: `  kubectl stask lint config/samples/*.yaml`,
-		Args:    cobra.MinimumNArgs(1),
+	return help.Set("lint", &cobra.Command{
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			problems := 0
 			for _, file := range args {
@@ -93,7 +76,7 @@ Exits 1 when a manifest has a problem.`,
 			fmt.Fprintf(o.Out(), "%d file(s) OK\n", len(args))
 			return nil
 		},
-	}
+	})
 }
 
 // lintFile checks every ScheduleTask in one file and prints each problem as

@@ -4,6 +4,8 @@
 package stask
 
 import (
+	"embed"
+
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -12,17 +14,13 @@ import (
 )
 
 // tasks is what core needs to know of ScheduleTasks to find one by name,
-// list them and explain the API's errors about them (its Explainer serves
+// list them and explain the API's errors about them (ExplainAbout serves
 // for TaskRuns and pods too).
 var tasks = &core.Kind[*platformv1.ScheduleTask, *platformv1.ScheduleTaskList]{
-	Name:      "ScheduleTask",
-	New:       func() *platformv1.ScheduleTask { return &platformv1.ScheduleTask{} },
-	NewList:   func() *platformv1.ScheduleTaskList { return &platformv1.ScheduleTaskList{} },
-	Explainer: core.CRDExplainer,
-	Plural:    "tasks",
-	Label:     "team=data",
-	Palette:   palette,
-	Rows:      taskRows,
+	Plural:  "tasks",
+	Label:   "team=data",
+	Palette: palette,
+	Rows:    taskRows,
 }
 
 // palette colours the outcomes of runs in tables.
@@ -30,6 +28,15 @@ var palette = core.Palette{
 	string(platformv1.TaskRunSucceeded): core.Green,
 	string(platformv1.TaskRunFailed):    core.Red,
 }
+
+// helpPages are the commands' help, a Markdown page a command (see
+// core.Help): the plugin's reference as much as its --help.
+//
+//go:embed help/*.md
+var helpPages embed.FS
+
+// help is the ScheduleTask commands' help.
+var help = core.Help{Pages: helpPages, Dir: "help"}
 
 // options are core's, for the ScheduleTask commands.
 type options struct {
@@ -39,20 +46,12 @@ type options struct {
 // Plugin is `kubectl stask` as core runs it: its help and the ScheduleTask
 // commands. cmd/kubectl-stask runs it with Main.
 var Plugin = &core.Plugin{
-	Use:   "kubectl-stask",
-	Short: "Scheduled tasks and their runs",
-	Long: `kubectl stask shows and drives platform-operator's ScheduleTasks: list them,
-run one now and follow it, suspend and resume, see the history of runs and
-their logs, and check schedules and manifests offline.`,
-	Example: `  kubectl stask list -A
-  kubectl stask run data-check --wait
-  kubectl stask next "0 */2 * * *" --time-zone Europe/Berlin
-  kubectl stask lint task.yaml`,
+	Help:        help,
 	AddToScheme: []func(*runtime.Scheme) error{platformv1.AddToScheme},
 	Commands: func(co *core.Options) []*cobra.Command {
 		o := &options{Options: co}
 		return []*cobra.Command{
-			newListCommand(o),
+			tasks.List(co, help.Command("list")),
 			newGetCommand(o),
 			newHistoryCommand(o),
 			newLogsCommand(o),

@@ -33,22 +33,7 @@ func newRunCommand(o *options) *cobra.Command {
 	printFlags := core.NewActionPrintFlags("created", o.Scheme)
 	var printer printers.ResourcePrinter
 	var cmd *cobra.Command
-	cmd = tasks.On(o.Options, &cobra.Command{
-		Use:   "run NAME [-- ARG...]",
-		Short: "Start a manual run of a task now",
-		Long: `Start a manual run of a ScheduleTask now: a TaskRun with trigger Manual, which
-the operator starts as a Job from the task's template, honouring its
-concurrency policy. Prints the run's name. With --wait, follows the run and
-exits 0 when it succeeded, 1 when it failed, 2 when --timeout passed first.
-
-Arguments after -- replace the task's args, and --env K=V adds or replaces a
-variable, for this run only; the TaskRun records them. Such parameters need
-the right to create Jobs in the namespace (they change what runs under the
-task's ServiceAccount); the run verb alone starts the task as written.`,
-		Example: `  kubectl stask run data-check
-  kubectl stask run data-check --wait --timeout 10m
-  kubectl stask run data-check --env DRY_RUN=1 -- --table orders --since 2026-11-01`,
-	}, func() (err error) {
+	cmd = tasks.On(o.Options, help.Command("run"), func() (err error) {
 		printer, err = printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {
@@ -65,7 +50,7 @@ task's ServiceAccount); the run verb alone starts the task as written.`,
 		}
 		tr.Spec.Env = vars
 		if err := c.Create(ctx, tr); err != nil {
-			return tasks.Explainer.Explain(err, "TaskRun", tr.Name, st.Namespace)
+			return tasks.ExplainAbout(err, "TaskRun", tr.Name, st.Namespace)
 		}
 		if err := printer.PrintObj(tr, o.Out()); err != nil {
 			return err

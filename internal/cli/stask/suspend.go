@@ -17,19 +17,13 @@ import (
 )
 
 func newSuspendCommand(o *options, suspend bool) *cobra.Command {
-	cmd := &cobra.Command{Use: "suspend NAME", Short: "Stop a task's scheduled runs (runs in progress go on)"}
-	verb := "suspended"
+	name, verb := "suspend", "suspended"
 	if !suspend {
-		cmd = &cobra.Command{Use: "resume NAME", Short: "Let a suspended task run on its schedule again",
-			Long: `Let a task run on its schedule again: clear spec.suspend, and when the
-operator suspended the task after repeated failures (suspendAfterFailures),
-or runs have failed in a row, start its failure streak again from zero (a new
-value of the platform.example.com/resume annotation). Both in one write.`}
-		verb = "resumed"
+		name, verb = "resume", "resumed"
 	}
 	printFlags := core.NewActionPrintFlags(verb, o.Scheme)
 	var printer printers.ResourcePrinter
-	cmd = tasks.On(o.Options, cmd, func() (err error) {
+	cmd := tasks.On(o.Options, help.Command(name), func() (err error) {
 		printer, err = printFlags.ToPrinter()
 		return err
 	}, func(ctx context.Context, c client.WithWatch, st *platformv1.ScheduleTask) error {

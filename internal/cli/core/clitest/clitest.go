@@ -6,7 +6,9 @@ package clitest
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,4 +111,33 @@ func Execute(t testing.TB, p *core.Plugin, c client.WithWatch, stdin string, arg
 	cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig, "-n", Namespace}, args...))
 	err = cmd.Execute()
 	return Result{Out: out.String(), ErrOut: errOut.String(), Err: err}
+}
+
+// EveryHelpPageUsed fails t unless each of the plugin's help pages is a
+// command's (or the plugin's root.md): a page left behind by a renamed or
+// removed command would read as reference for nothing. Pages a command
+// lacks fail when the root is made.
+func EveryHelpPageUsed(t testing.TB, p *core.Plugin) {
+	t.Helper()
+	scheme, err := p.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := p.Root(core.NewOptions(genericiooptions.NewTestIOStreamsDiscard(), scheme))
+	used := map[string]bool{"root.md": true}
+	for _, cmd := range root.Commands() {
+		used[cmd.Name()+".md"] = true
+	}
+	pages, err := fs.Glob(p.Help.Pages, path.Join(p.Help.Dir, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 {
+		t.Fatalf("no help pages in %q", p.Help.Dir)
+	}
+	for _, page := range pages {
+		if !used[path.Base(page)] {
+			t.Errorf("help page %s is no command's", page)
+		}
+	}
 }
