@@ -23,20 +23,9 @@ func appRows(_ context.Context, o *core.Options, _ client.Client, list *platform
 	return appTable(list.Items, o.Now()), nil
 }
 
-// appColumns are the columns of list and get -o wide. Priority 1 marks the
-// columns that only -o wide shows.
-var appColumns = []metav1.TableColumnDefinition{
-	{Name: "Name", Type: "string", Format: "name"},
-	{Name: "Strategy", Type: "string", Description: "rolling, recreate or canary."},
-	{Name: "Stable", Type: "string", Description: "The version the stable pods run."},
-	{Name: "Current", Type: "string", Description: "The version the spec asks for."},
-	{Name: "Ready", Type: "string", Description: "Ready pods of both tracks, of the spec's replicas."},
-	{Name: "Phase", Type: "string"},
-	{Name: "Weight", Type: "string", Description: "The canary's share of the ready pods."},
-	{Name: "Age", Type: "string"},
-	{Name: "Image", Type: "string", Priority: 1, Description: "The image the spec asks for."},
-	{Name: "Message", Type: "string", Priority: 1, Description: "What the release is doing, in one line."},
-}
+// appColumns are the columns of list and get -o wide, as the list help page
+// documents them (core.Help.Columns).
+var appColumns = help.Columns("list")
 
 // appTable is the table of AppDeployments.
 func appTable(apps []platformv1.AppDeployment, now time.Time) *metav1.Table {

@@ -4,10 +4,7 @@
 package appdeploy
 
 import (
-	"embed"
-
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
@@ -40,15 +37,6 @@ var palette = core.Palette{
 	string(platformv1.PhaseDegraded):    core.Red,
 }
 
-// helpPages are the commands' help, a Markdown page a command (see
-// core.Help): the plugin's reference as much as its --help.
-//
-//go:embed help/*.md
-var helpPages embed.FS
-
-// help is the AppDeployment commands' help.
-var help = core.Help{Pages: helpPages, Dir: "help"}
-
 // options are core's, for the AppDeployment commands.
 type options struct {
 	*core.Options
@@ -57,9 +45,8 @@ type options struct {
 // Plugin is `kubectl appdeploy` as core runs it: its help and the
 // AppDeployment commands. cmd/kubectl-appdeploy runs it with Main.
 var Plugin = &core.Plugin{
-	Help:        help,
-	AddToScheme: []func(*runtime.Scheme) error{platformv1.AddToScheme},
-	Commands:    commands,
+	Help:     help,
+	Commands: commands,
 }
 
 // commands are the AppDeployment commands on o.

@@ -4,12 +4,14 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
 	"strings"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Help is a plugin's help pages: one Markdown file a command, NAME.md for
@@ -102,4 +104,57 @@ func (h Help) Set(name string, cmd *cobra.Command) *cobra.Command {
 	page := h.Command(name)
 	cmd.Use, cmd.Short, cmd.Long, cmd.Example = page.Use, page.Short, page.Long, page.Example
 	return cmd
+}
+
+// Columns are the columns of a kind's table as the page name documents
+// them, in a Markdown table under "## Columns" with the columns Column,
+// Type (string when empty), Wide ("yes" for the columns only -o wide
+// shows) and Description: the reader of --help learns what each column
+// says from the table the command prints it with. The first column is the
+// object's name. A page without such a table panics, as Command does.
+func (h Help) Columns(name string) []metav1.TableColumnDefinition {
+	cols, err := h.columns(name)
+	if err != nil {
+		panic(fmt.Sprintf("help page %s.md: %v", name, err))
+	}
+	return cols
+}
+
+// columns reads the "## Columns" table of the page name.
+func (h Help) columns(name string) ([]metav1.TableColumnDefinition, error) {
+	b, err := fs.ReadFile(h.Pages, path.Join(h.Dir, name+".md"))
+	if err != nil {
+		return nil, err
+	}
+	_, section, ok := strings.Cut(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n## Columns\n")
+	if !ok {
+		return nil, fmt.Errorf("no ## Columns section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	lines := strings.Split(strings.TrimSpace(section), "\n")
+	cols := make([]metav1.TableColumnDefinition, 0, len(lines))
+	for _, line := range lines {
+		cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		switch {
+		case len(cells) != 4:
+			return nil, fmt.Errorf("the columns' row %q has %d cells, want 4: Column, Type, Wide, Description", line, len(cells))
+		case cells[0] == "Column" || strings.Trim(cells[0], "-: ") == "":
+			continue // the header and its rule
+		}
+		col := metav1.TableColumnDefinition{Name: cells[0], Type: cmp.Or(cells[1], "string"), Description: cells[3]}
+		if cells[2] == "yes" {
+			col.Priority = 1
+		}
+		if len(cols) == 0 {
+			col.Format = "name"
+		}
+		cols = append(cols, col)
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("the ## Columns table has no rows")
+	}
+	return cols, nil
 }

@@ -4,9 +4,12 @@
 package core
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestHelp_ReadsAPageIntoTheCommandsHelp(t *testing.T) {
@@ -53,4 +56,29 @@ func TestHelp_AMissingOrMalformedPageSaysWhichAndWhy(t *testing.T) {
 			h.Command(name)
 		})
 	}
+}
+
+func TestHelp_ColumnsAreThePagesTable(t *testing.T) {
+	h := Help{Pages: fstest.MapFS{
+		"list.md": {Data: []byte("# kubectl stask list\n\nList tasks.\n\n## Columns\n\n" +
+			"| Column | Type | Wide | Description |\n|---|---|---|---|\n" +
+			"| Name | | | The task. |\n| Active | integer | | Runs in progress. |\n| Image | | yes | Its image. |\n" +
+			"\n## Examples\n\n```\n  kubectl stask list\n```\n")},
+		"bad.md": {Data: []byte("# kubectl stask list\n\nList tasks.\n\n## Columns\n\n| Name | string |\n")},
+	}}
+	got := h.Columns("list")
+	want := []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string", Format: "name", Description: "The task."},
+		{Name: "Active", Type: "integer", Description: "Runs in progress."},
+		{Name: "Image", Type: "string", Priority: 1, Description: "Its image."},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("columns %+v, want %+v", got, want)
+	}
+	defer func() {
+		if got, _ := recover().(string); !strings.Contains(got, "bad.md") || !strings.Contains(got, "want 4") {
+			t.Errorf("panic %q, want one naming bad.md and the cells it wants", got)
+		}
+	}()
+	h.Columns("bad")
 }

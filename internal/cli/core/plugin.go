@@ -10,10 +10,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	platformv1 "github.com/example/platform-operator/api/v1"
 )
 
 // Plugin describes one kubectl plugin of the project by what is its own:
-// the root command's help, the kinds its scheme adds and its commands.
+// the root command's help and its commands.
 // Everything else a plugin's root needs is the same for every plugin and is
 // done here, once: kubectl's connection flags on every command, the
 // streams, a client that decodes the plugin's kinds, and errors left to
@@ -22,17 +24,16 @@ type Plugin struct {
 	// Help is the plugin's help pages: root.md is the plugin's own, its
 	// title the binary's name ("# kubectl NAME" for kubectl-NAME).
 	Help Help
-	// AddToScheme register the plugin's kinds; the built-in ones, which
-	// every plugin reads (events, pods), are always there.
-	AddToScheme []func(*runtime.Scheme) error
 	// Commands builds the plugin's subcommands on o. Tests call it through
 	// Root with Options of their own (a fake client, a fixed clock).
 	Commands func(o *Options) []*cobra.Command
 }
 
-// Scheme returns the scheme the plugin reads the cluster with.
+// Scheme returns the scheme the plugin reads the cluster with: the
+// project's kinds, which every plugin of it drives, and the built-in ones,
+// which every plugin reads (events, pods).
 func (p *Plugin) Scheme() (*runtime.Scheme, error) {
-	return NewScheme(p.AddToScheme...)
+	return NewScheme(platformv1.AddToScheme)
 }
 
 // NewRootCommand returns the plugin's root command, with every subcommand,

@@ -53,22 +53,9 @@ func runsByTask(ctx context.Context, c client.Client, opts []client.ListOption) 
 	return out, nil
 }
 
-// taskColumns are the columns of list and get -o wide. Priority 1 marks
-// the columns that only -o wide shows.
-var taskColumns = []metav1.TableColumnDefinition{
-	{Name: "Name", Type: "string", Format: "name"},
-	{Name: "Schedule", Type: "string", Description: "The cron expression, and the one its CronJob runs when it spreads with H."},
-	{Name: "Timezone", Type: "string", Description: "The zone the schedule is read in."},
-	{Name: "Suspended", Type: "string", Description: "true, false, or failures: suspended by the operator after suspendAfterFailures failed runs in a row."},
-	{Name: "Active", Type: "integer", Description: "Runs in progress."},
-	{Name: "Last Run", Type: "string", Description: "When a run was last started."},
-	{Name: "Last Result", Type: "string", Description: "The result of the newest finished run."},
-	{Name: "Next Run", Type: "string", Description: "When the schedule fires next, relative and in the task's zone."},
-	{Name: "Success", Type: "string", Description: "Succeeded of the finished runs kept."},
-	{Name: "Fresh", Type: "string", Description: "Whether a run succeeded within staleAfterSeconds (the Fresh condition); - without it."},
-	{Name: "Image", Type: "string", Priority: 1},
-	{Name: "Policy", Type: "string", Priority: 1, Description: "The concurrency policy."},
-}
+// taskColumns are the columns of list and get -o wide, as the list help page
+// documents them (core.Help.Columns).
+var taskColumns = help.Columns("list")
 
 // taskTable is the table of tasks; runs are keyed by namespace/task.
 func taskTable(tasks []platformv1.ScheduleTask, runs map[string][]platformv1.TaskRun, now time.Time) *metav1.Table {

@@ -4,10 +4,7 @@
 package stask
 
 import (
-	"embed"
-
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cli/core"
@@ -29,15 +26,6 @@ var palette = core.Palette{
 	string(platformv1.TaskRunFailed):    core.Red,
 }
 
-// helpPages are the commands' help, a Markdown page a command (see
-// core.Help): the plugin's reference as much as its --help.
-//
-//go:embed help/*.md
-var helpPages embed.FS
-
-// help is the ScheduleTask commands' help.
-var help = core.Help{Pages: helpPages, Dir: "help"}
-
 // options are core's, for the ScheduleTask commands.
 type options struct {
 	*core.Options
@@ -46,8 +34,7 @@ type options struct {
 // Plugin is `kubectl stask` as core runs it: its help and the ScheduleTask
 // commands. cmd/kubectl-stask runs it with Main.
 var Plugin = &core.Plugin{
-	Help:        help,
-	AddToScheme: []func(*runtime.Scheme) error{platformv1.AddToScheme},
+	Help: help,
 	Commands: func(co *core.Options) []*cobra.Command {
 		o := &options{Options: co}
 		return []*cobra.Command{
