@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/pprof/profile"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -26,14 +28,17 @@ import (
 	"github.com/example/platform-operator/test/harness"
 )
 
-// The admission figure's load: writes a second, how long the operator's
-// webhooks serve it in all, and the slices the time is cut into, the
+// The admission figure's load (its rate is the configuration's
+// AdmissionRate): how long the operator's webhooks serve it in all, and the
+// slices the time is cut into, the
 // operator's and the floor's in turn, so that both meet the same cluster
 // (the objects earlier slices made, the manager reconciling them).
 const (
-	admissionPerSecond = 100
-	admissionSeconds   = 60
-	admissionSlice     = 10 * time.Second
+	admissionSeconds = 60
+	admissionSlice   = 10 * time.Second
+	// admissionSwitchPause is the wait after each turn before the next
+	// slice's writes (see ServeNoOpWebhooks).
+	admissionSwitchPause = time.Second
 	// admissionTimeout is how long a write may take before it counts as
 	// timed out: the API server's webhook timeout (10 s) and some.
 	admissionTimeout = 15 * time.Second
@@ -58,6 +63,11 @@ type admissionResult struct {
 	// AccessReviewsPerWrite are the access reviews the webhooks asked for,
 	// per write through them.
 	AccessReviewsPerWrite float64 `json:"accessReviewsPerWrite"`
+	// Profile and FloorProfile are the replicas' CPU profiles (pprof, both
+	// replicas merged) over one of the operator's slices and over the
+	// floor's slice after it: with -diff_base, what admission costs them.
+	Profile      []byte `json:"-"`
+	FloorProfile []byte `json:"-"`
 }
 
 // admissionRun is one side's writes.
@@ -100,21 +110,27 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	}
 	defer op.Stop()
 	replicas := make([]*harness.Manager, 0, 2)
+	pprofPorts := make([]int, 0, 2)
 	for range 2 {
-		m, err := op.StartReplica(ctx)
+		port, err := harness.FreePort()
 		if err != nil {
 			return nil, err
 		}
-		replicas = append(replicas, m)
+		m, err := op.StartReplica(ctx, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", port))
+		if err != nil {
+			return nil, err
+		}
+		replicas, pprofPorts = append(replicas, m), append(pprofPorts, port)
 	}
 	restCfg := rest.CopyConfig(c.Config)
-	restCfg.QPS, restCfg.Burst = 10*admissionPerSecond, 10*admissionPerSecond
+	rate := cfg.AdmissionRate
+	restCfg.QPS, restCfg.Burst = float32(10*rate), 10*rate
 	restCfg.Timeout = admissionTimeout
 	cl, err := client.New(restCfg, client.Options{Scheme: testenv.Scheme()})
 	if err != nil {
 		return nil, err
 	}
-	res := &admissionResult{PerSecond: admissionPerSecond}
+	res := &admissionResult{PerSecond: rate}
 	loads := map[bool]*admissionLoad{}
 	for _, floor := range []bool{false, true} {
 		ns := "bench-admission"
@@ -124,7 +140,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		if err := createNamespace(ctx, c.Client, ns); err != nil {
 			return nil, err
 		}
-		l := &admissionLoad{c: cl, ns: ns}
+		l := &admissionLoad{c: cl, ns: ns, perSecond: rate}
 		// The task the TaskRuns name, suspended: a run makes a Job, not a
 		// run of the schedule.
 		if err := l.seed(ctx); err != nil {
@@ -136,7 +152,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", admissionPerSecond)
+	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", rate)
 	for slice := range 2 * int(admissionSeconds*time.Second/admissionSlice) {
 		floor := slice%2 == 1
 		var restore func()
@@ -145,7 +161,25 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 				return nil, err
 			}
 		}
+		// The API server learns that the connections of the side left
+		// are closed when its transport reads their end: a write sent on
+		// one before that fails, as a replica's lost connection would.
+		time.Sleep(admissionSwitchPause)
+		// The second slice of each side is profiled: the first meets
+		// caches and connections still cold.
+		var profiled chan []byte
+		if slice == 2 || slice == 3 {
+			profiled = make(chan []byte, 1)
+			go func() { profiled <- profileReplicas(ctx, pprofPorts, admissionSlice) }()
+		}
 		loads[floor].run(ctx, admissionSlice)
+		if profiled != nil {
+			if floor {
+				res.FloorProfile = <-profiled
+			} else {
+				res.Profile = <-profiled
+			}
+		}
 		if restore != nil {
 			restore()
 		}
@@ -159,6 +193,38 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		res.AccessReviewsPerWrite = (reviewsAfter - reviewsBefore) / float64(res.Operator.Writes)
 	}
 	return res, nil
+}
+
+// profileReplicas is the replicas' CPU profiles over d, merged into one;
+// nil (and a log line) when one cannot be had.
+func profileReplicas(ctx context.Context, ports []int, d time.Duration) []byte {
+	profiles := make([]*profile.Profile, len(ports))
+	var wg sync.WaitGroup
+	for i, port := range ports {
+		wg.Go(func() {
+			b, err := get(ctx, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=%d", port, int(d.Seconds())))
+			if err == nil {
+				profiles[i], err = profile.ParseData(b)
+			}
+			if err != nil {
+				harness.Logf("bench: no CPU profile of the replica on pprof port %d: %v", port, err)
+			}
+		})
+	}
+	wg.Wait()
+	if slices.Contains(profiles, nil) {
+		return nil
+	}
+	merged, err := profile.Merge(profiles)
+	if err != nil {
+		harness.Logf("bench: the replicas' CPU profiles do not merge: %v", err)
+		return nil
+	}
+	var b bytes.Buffer
+	if err := merged.Write(&b); err != nil {
+		return nil
+	}
+	return b.Bytes()
 }
 
 // reviews sums the access reviews the replicas asked for.
@@ -177,8 +243,9 @@ func reviews(ctx context.Context, replicas []*harness.Manager) (float64, error) 
 // admissionLoad writes, in its namespace, the mix of writes the operator
 // admits, and keeps how each went.
 type admissionLoad struct {
-	c  client.Client
-	ns string
+	c         client.Client
+	ns        string
+	perSecond int
 	// next numbers the writes across slices.
 	next   int
 	mu     sync.Mutex
@@ -195,11 +262,11 @@ func (l *admissionLoad) seed(ctx context.Context) error {
 	return l.c.Create(ctx, st)
 }
 
-// run writes admissionPerSecond times a second for d, each write in its own
+// run writes perSecond times a second for d, each write in its own
 // goroutine, and waits for the last.
 func (l *admissionLoad) run(ctx context.Context, d time.Duration) {
 	var wg sync.WaitGroup
-	tick := time.NewTicker(time.Second / admissionPerSecond)
+	tick := time.NewTicker(time.Second / time.Duration(l.perSecond))
 	defer tick.Stop()
 	end := time.After(d)
 	for {
@@ -237,7 +304,7 @@ func (l *admissionLoad) write(ctx context.Context, i int) admissionWrite {
 		// of one): one object per update, as tenants change their own.
 		w.kind = "update scheduletask"
 		patch := fmt.Appendf(nil, `{"spec":{"schedule":"%d * * * *"}}`, i%60)
-		name := fmt.Sprintf("task-%05d-%d", n-admissionPerSecond/10, i%10-3)
+		name := fmt.Sprintf("task-%05d-%d", n-l.perSecond/10, i%10-3)
 		w.err = l.c.Patch(ctx, &platformv1.ScheduleTask{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: name}},
 			client.RawPatch("application/merge-patch+json", patch))
 	case 5, 6:
@@ -247,7 +314,7 @@ func (l *admissionLoad) write(ctx context.Context, i int) admissionWrite {
 		// Of an application made a second before.
 		w.kind = "update appdeployment"
 		patch := fmt.Appendf(nil, `{"spec":{"strategy":{"analysis":{"intervalSeconds":%d}}}}`, 31+i%2)
-		name := fmt.Sprintf("app-%05d-%d", n-admissionPerSecond/10, i%10-2)
+		name := fmt.Sprintf("app-%05d-%d", n-l.perSecond/10, i%10-2)
 		w.err = l.c.Patch(ctx, &platformv1.AppDeployment{ObjectMeta: metav1.ObjectMeta{Namespace: l.ns, Name: name}},
 			client.RawPatch("application/merge-patch+json", patch))
 	default:

@@ -93,6 +93,13 @@ type config struct {
 	// ForeignObjects is how many foreign labelled Deployments figure 8
 	// creates.
 	ForeignObjects int `json:"foreignObjects"`
+	// AdmissionRate is figure 9's writes a second.
+	AdmissionRate int `json:"admissionRate"`
+	// Fleet canaries are measured at once for figure 10, alone and then
+	// beside FleetNoisy noisy ones, for FleetWindow each.
+	Fleet       int           `json:"fleet"`
+	FleetNoisy  int           `json:"fleetNoisy"`
+	FleetWindow time.Duration `json:"fleetWindow"`
 	// Suites are the figures measured, in the order of suites; all of them
 	// when empty.
 	Suites []string `json:"suites,omitempty"`
@@ -115,20 +122,24 @@ const (
 	suiteAppDeploy = "appdeploy"
 	// suiteForeign runs after the AppDeployments, on a cluster of its own.
 	suiteForeign = "foreign"
-	// suiteAdmission runs last, on a cluster of its own.
+	// suiteAdmission runs after the foreign objects, on a cluster of its
+	// own.
 	suiteAdmission = "admission"
+	// suiteFleet runs last, on a cluster of its own.
+	suiteFleet = "canaries"
 )
 
 // suites lists every suite in order.
 var suites = []string{
 	suiteConvergence, suiteRecording, suiteMemory, suiteColdStart, suiteIdle, suiteMaxSize, suiteCurve, suiteAppDeploy,
-	suiteForeign, suiteAdmission,
+	suiteForeign, suiteAdmission, suiteFleet,
 }
 
 // ownCluster reports whether a suite runs on a cluster of its own rather
 // than on the one run starts.
 func ownCluster(suite string) bool {
-	return suite == suiteCurve || suite == suiteAppDeploy || suite == suiteForeign || suite == suiteAdmission
+	return suite == suiteCurve || suite == suiteAppDeploy || suite == suiteForeign || suite == suiteAdmission ||
+		suite == suiteFleet
 }
 
 // runs reports whether the configuration measures suite.
@@ -281,6 +292,8 @@ type results struct {
 	Foreign *foreignResult `json:"foreign,omitempty"`
 	// Admission is figure 9: the latency of writes through the webhooks.
 	Admission *admissionResult `json:"admission,omitempty"`
+	// Fleet is figure 10: a fleet of canaries measured at once.
+	Fleet *fleetResult `json:"fleet,omitempty"`
 	// Duplicates lists Jobs without exactly one TaskRun; it must be empty.
 	// RunsChecked says whether any cluster of the run had Jobs to check: the
 	// AppDeployment suite alone has none.

@@ -68,6 +68,12 @@ func defaultConfig() config {
 		RoutedCanaries: 20,
 		// The attack of issue 31 at the size its figure is stated for.
 		ForeignObjects: foreignObjects,
+		// Issue 35's fleet: a thousand canaries, two hundred noisy ones,
+		// five intervals each way.
+		AdmissionRate: 100,
+		Fleet:         1000,
+		FleetNoisy:    200,
+		FleetWindow:   5 * fleetInterval,
 	}
 }
 
@@ -105,6 +111,9 @@ func main() {
 	if err == nil && cfg.runs(suiteAdmission) {
 		res.Admission, err = runAdmission(context.Background(), cfg)
 	}
+	if err == nil && cfg.runs(suiteFleet) {
+		res.Fleet, err = runFleet(context.Background(), cfg)
+	}
 	if res != nil {
 		printTable(os.Stdout, res)
 		if path, werr := save(res); werr != nil {
@@ -126,6 +135,7 @@ func configFromEnv(cfg config) (config, error) {
 		"BENCH_MEMORY_RUNS": &cfg.MemoryRuns, "BENCH_API_BURST": &cfg.Burst, "BENCH_WORKERS": &cfg.Workers,
 		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks, "BENCH_APPS": &cfg.Apps, "BENCH_APP_REPLICAS": &cfg.AppReplicas,
 		"BENCH_CANARIES": &cfg.Canaries, "BENCH_FOREIGN": &cfg.ForeignObjects, "BENCH_ROUTED": &cfg.RoutedCanaries,
+		"BENCH_ADMISSION_RATE": &cfg.AdmissionRate, "BENCH_FLEET": &cfg.Fleet, "BENCH_FLEET_NOISY": &cfg.FleetNoisy,
 	}
 	for name, p := range ints {
 		if v := os.Getenv(name); v != "" {
@@ -165,7 +175,8 @@ func configFromEnv(cfg config) (config, error) {
 		}
 		cfg.QPS = q
 	}
-	durations := map[string]*time.Duration{"BENCH_IDLE": &cfg.Idle, "BENCH_APP_IDLE": &cfg.AppIdle}
+	durations := map[string]*time.Duration{"BENCH_IDLE": &cfg.Idle, "BENCH_APP_IDLE": &cfg.AppIdle,
+		"BENCH_FLEET_WINDOW": &cfg.FleetWindow}
 	for name, p := range durations {
 		if v := os.Getenv(name); v != "" {
 			d, err := time.ParseDuration(v)
@@ -216,10 +227,11 @@ func printTable(w io.Writer, r *results) {
 		suiteConvergence: convergenceRows, suiteRecording: recordingRows, suiteMemory: memoryRows,
 		suiteMaxSize: maxSizeRows, suiteIdle: idleRows, suiteColdStart: coldStartRows, suiteCurve: curveRows,
 		suiteAppDeploy: appDeployRows, suiteForeign: foreignRows, suiteAdmission: admissionRows,
+		suiteFleet: fleetRows,
 	}
 	// The rows in the figures' order; the size limits are figure 3b.
 	order := []string{suiteConvergence, suiteRecording, suiteMemory, suiteMaxSize, suiteIdle, suiteColdStart, suiteCurve,
-		suiteAppDeploy, suiteForeign, suiteAdmission}
+		suiteAppDeploy, suiteForeign, suiteAdmission, suiteFleet}
 	for _, suite := range order {
 		if r.Config.runs(suite) || suite == suiteMemory && r.Memory.Tasks > 0 { // the curve's, see runCurve
 			rows[suite](tw, r)
@@ -438,6 +450,14 @@ func save(r *results) (string, error) {
 		// Read with: go tool pprof -top <file>
 		if err := os.WriteFile(base+".apps-cpu.pb.gz", a.ConvergenceProfile, 0o644); err != nil {
 			return "", err
+		}
+	}
+	if a := r.Admission; a != nil && len(a.Profile) > 0 && len(a.FloorProfile) > 0 {
+		// Read with: go tool pprof -top -diff_base <floor> <operator>
+		for name, p := range map[string][]byte{"admission": a.Profile, "admission-floor": a.FloorProfile} {
+			if err := os.WriteFile(base+"."+name+"-cpu.pb.gz", p, 0o644); err != nil {
+				return "", err
+			}
 		}
 	}
 	if f := r.Foreign; f != nil && len(f.HeapAfter) > 0 {

@@ -66,6 +66,9 @@ type sample struct {
 	limiterBuckets       []bucket
 	// cpuSeconds is the manager's CPU time (process_cpu_seconds_total).
 	cpuSeconds float64
+	// lateness is the canary measurements' lateness histogram
+	// (platform_operator_appdeployment_analysis_lateness_seconds).
+	lateness []bucket
 	// reconcileTime is every controller's reconcile time histogram
 	// (controller_runtime_reconcile_time_seconds), buckets added up.
 	reconcileTime []bucket
@@ -179,6 +182,7 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	s.limiterWait, s.limiterBuckets = histogramSum(families["rest_client_rate_limiter_duration_seconds"])
 	s.apiTime, _ = histogramSum(families["rest_client_request_duration_seconds"])
 	s.cpuSeconds = sum(families["process_cpu_seconds_total"])
+	_, s.lateness = histogramSum(families["platform_operator_appdeployment_analysis_lateness_seconds"])
 	s.reconciles = sum(families["controller_runtime_reconcile_total"])
 	s.depth = sum(families["workqueue_depth"])
 	s.heapInuse = sum(families["go_memstats_heap_inuse_bytes"])

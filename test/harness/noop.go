@@ -19,9 +19,13 @@ import (
 
 // ServeNoOpWebhooks sends every webhook connection, from now until the
 // returned function is called, to a server that allows every admission
-// request at once, in place of the replicas: the same TLS certificate, the
-// same paths and the same way through the forwarder, and no work. It is
-// the floor the operator's admission is measured against.
+// request at once, in place of the replicas: the same TLS certificate and
+// protocol (HTTP/1.1, as the replicas serve by default and as the API
+// server calls a webhook Service), the same paths and the same way through
+// the forwarder, and no work. It is the floor the operator's admission is
+// measured against. The connections the API server holds open to the side
+// left are closed at each switch, so that its calls go where the switch
+// says; call it between writes, not during them.
 func (d *Operator) ServeNoOpWebhooks() (restore func(), err error) {
 	cert, err := tls.LoadX509KeyPair(filepath.Join(d.certDir, "tls.crt"), filepath.Join(d.certDir, "tls.key"))
 	if err != nil {
@@ -33,10 +37,14 @@ func (d *Operator) ServeNoOpWebhooks() (restore func(), err error) {
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(allow), ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	d.noopPort.Store(int32(l.Addr().(*net.TCPAddr).Port))
+	d.closePiped(false)
 	return func() {
 		d.noopPort.Store(0)
+		d.closePiped(true)
 		_ = srv.Close()
 	}, nil
 }

@@ -105,6 +105,13 @@ type Operator struct {
 	// noopPort, when not 0, is where every webhook connection goes in
 	// place of the replicas (see ServeNoOpWebhooks).
 	noopPort atomic.Int32
+	// piped are the webhook connections the forwarder holds open, each
+	// with whether it goes to the no-op server, so that a switch between
+	// the replicas and the no-op server closes the side left: the API
+	// server keeps its connections to a webhook open, and would go on
+	// calling the side it had dialled.
+	pipedMu sync.Mutex
+	piped   map[net.Conn]bool
 }
 
 // Manager is one replica: a manager process.
@@ -538,7 +545,9 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 		}
 		go func() {
 			defer in.Close()
-			if port := d.noopPort.Load(); port != 0 {
+			port := d.noopPort.Load()
+			defer d.hold(in, port != 0)()
+			if port != 0 {
 				if out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, port), time.Second); err == nil {
 					pipe(in, out)
 				}
@@ -558,6 +567,34 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 			}
 			pipe(in, out)
 		}()
+	}
+}
+
+// hold keeps in among the piped connections, of the no-op server's side
+// or the replicas', until the returned function is called.
+func (d *Operator) hold(in net.Conn, noop bool) func() {
+	d.pipedMu.Lock()
+	defer d.pipedMu.Unlock()
+	if d.piped == nil {
+		d.piped = map[net.Conn]bool{}
+	}
+	d.piped[in] = noop
+	return func() {
+		d.pipedMu.Lock()
+		defer d.pipedMu.Unlock()
+		delete(d.piped, in)
+	}
+}
+
+// closePiped closes the piped connections of one side, the no-op server's
+// or the replicas'.
+func (d *Operator) closePiped(noop bool) {
+	d.pipedMu.Lock()
+	defer d.pipedMu.Unlock()
+	for c, side := range d.piped {
+		if side == noop {
+			_ = c.Close()
+		}
 	}
 }
 
