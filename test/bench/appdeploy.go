@@ -83,11 +83,14 @@ type appDeployResult struct {
 	OperatorSeconds float64 `json:"operatorSeconds"`
 	// ConvergenceProfile is the manager's CPU profile (pprof) over the
 	// last of OperatorRuns, saved beside the JSON.
-	ConvergenceProfile []byte    `json:"-"`
-	OperatorRuns       []float64 `json:"operatorRuns"`
-	BaselineSeconds    float64   `json:"baselineSeconds"`
-	BaselineRuns       []float64 `json:"baselineRuns"`
-	Ratio              float64   `json:"ratio"`
+	ConvergenceProfile []byte `json:"-"`
+	// ConvergenceRequests is where the last of OperatorRuns went in the
+	// manager's API requests, its client's rate limiter and its CPU.
+	ConvergenceRequests burstDiagnosis `json:"convergenceRequests"`
+	OperatorRuns        []float64      `json:"operatorRuns"`
+	BaselineSeconds     float64        `json:"baselineSeconds"`
+	BaselineRuns        []float64      `json:"baselineRuns"`
+	Ratio               float64        `json:"ratio"`
 	// FloorSeconds is the median of FloorRuns: the same bare client with
 	// its creates going through the operator's admission, served by a
 	// standby replica that reconciles nothing; FloorRatio is
@@ -539,6 +542,12 @@ func (b *appBench) convergence(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	end, err := scrape(ctx, b.manager)
+	if err != nil {
+		return err
+	}
+	b.res.ConvergenceRequests = diagnoseBurst(before, end, nil, nil)
+	b.res.ConvergenceRequests.Seconds = took.Seconds()
 	times = append(times, took)
 	b.res.ConvergenceProfile = <-profiled
 	n := b.cfg.Apps
@@ -849,6 +858,9 @@ func appDeployRows(tw io.Writer, r *results) {
 	row(tw, "", "floor: bare client through the operator's admission",
 		fmt.Sprintf("%.1fs (median of %s); operator / floor = %.2f", a.FloorSeconds, seconds(a.FloorRuns), a.FloorRatio),
 		fmt.Sprintf("<= %.1f", floorMargin), nearFloor)
+	if a.ConvergenceRequests.Requests > 0 {
+		requestsRow(tw, "7a's last run", a.ConvergenceRequests)
+	}
 	row(tw, "7b", "manager writes per new AppDeployment",
 		fmt.Sprintf("%.2f (%s); beside them %.2f access reviews", a.WritesPerApp, writesBy(a.WritesPerAppBy),
 			a.AccessReviewsPerApp),
