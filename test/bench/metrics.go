@@ -97,10 +97,12 @@ type bucket struct {
 
 // quantileUpTo is the upper bound of the bucket in which quantile q of the
 // observations between two scrapes of a histogram falls: an upper bound on
-// that quantile.
+// that quantile. It is 0 when there were none (or no histogram), which
+// JSON can hold where NaN cannot: the AppDeployment suite's manager has a
+// ScheduleTask queue that no task passes through.
 func quantileUpTo(before, after []bucket, q float64) float64 {
 	if len(after) == 0 {
-		return math.NaN()
+		return 0
 	}
 	delta := func(i int) float64 {
 		d := after[i].count
@@ -110,6 +112,9 @@ func quantileUpTo(before, after []bucket, q float64) float64 {
 		return d
 	}
 	total := delta(len(after) - 1)
+	if total <= 0 {
+		return 0
+	}
 	for i := range after {
 		if total > 0 && delta(i) >= q*total {
 			return after[i].le
