@@ -55,11 +55,10 @@ func (h Help) Command(name string) *cobra.Command {
 
 // parse reads the page name into a command (see Help for the shape).
 func (h Help) parse(name string) (*cobra.Command, error) {
-	b, err := fs.ReadFile(h.Pages, path.Join(h.Dir, name+".md"))
+	text, err := h.read(name)
 	if err != nil {
 		return nil, err
 	}
-	text := strings.ReplaceAll(string(b), "\r\n", "\n")
 	title, body, _ := strings.Cut(text, "\n")
 	words := strings.Fields(strings.TrimPrefix(title, "# "))
 	if !strings.HasPrefix(title, "# ") || len(words) < 2 || words[0] != "kubectl" {
@@ -84,6 +83,15 @@ func (h Help) parse(name string) (*cobra.Command, error) {
 	cmd.Short = strings.Join(strings.Fields(short), " ")
 	cmd.Long = strings.TrimSpace(long)
 	return cmd, nil
+}
+
+// read is the text of the page name, with Unix line ends.
+func (h Help) read(name string) (string, error) {
+	b, err := fs.ReadFile(h.Pages, path.Join(h.Dir, name+".md"))
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(string(b), "\r\n", "\n"), nil
 }
 
 // fenced returns what the first ``` code block of s holds, without its
@@ -122,11 +130,11 @@ func (h Help) Columns(name string) []metav1.TableColumnDefinition {
 
 // columns reads the "## Columns" table of the page name.
 func (h Help) columns(name string) ([]metav1.TableColumnDefinition, error) {
-	b, err := fs.ReadFile(h.Pages, path.Join(h.Dir, name+".md"))
+	text, err := h.read(name)
 	if err != nil {
 		return nil, err
 	}
-	_, section, ok := strings.Cut(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n## Columns\n")
+	_, section, ok := strings.Cut(text, "\n## Columns\n")
 	if !ok {
 		return nil, fmt.Errorf("no ## Columns section")
 	}
