@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,10 +93,10 @@ func (c *Cluster) Up(ctx context.Context) error {
 	Logf("creating kwok cluster %s (after %s waiting for another cluster's start)",
 		c.Name, time.Since(queued).Round(time.Millisecond))
 	start := time.Now()
-	out, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...)
+	out, err := c.create(ctx)
 	unlock()
 	if err != nil {
-		return fmt.Errorf("creating kwok cluster %s with %s (see its output above): %w", c.Name, clusterScript, err)
+		return err
 	}
 	c.Kubeconfig = strings.TrimSpace(out)
 	Logf("cluster %s is ready after %s; kubeconfig: %s", c.Name, time.Since(start).Round(time.Millisecond), c.Kubeconfig)
@@ -358,9 +359,9 @@ func (c *Cluster) script(ctx context.Context, args ...string) (string, error) {
 	if c.Options.Nodes > 0 {
 		cmd.Env = append(cmd.Env, fmt.Sprintf("PLATFORM_KWOK_NODES=%d", c.Options.Nodes))
 	}
-	var stdout bytes.Buffer
+	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
 	// A process group of its own keeps a terminal's Ctrl-C away from the
 	// script and kwokctl, so that this process decides how they stop: on
 	// cancellation the whole group gets SIGTERM, which kwokctl handles by
@@ -371,9 +372,57 @@ func (c *Cluster) script(ctx context.Context, args ...string) (string, error) {
 	}
 	cmd.WaitDelay = 30 * time.Second
 
-	err := cmd.Run()
-	return stdout.String(), err
+	if err := cmd.Run(); err != nil {
+		tail := stderr.Bytes()
+		if len(tail) > 2000 {
+			tail = tail[len(tail)-2000:]
+		}
+		return stdout.String(), &scriptError{err: err, tail: string(tail)}
+	}
+	return stdout.String(), nil
 }
+
+// create runs the cluster script's up, and once more after deleting what
+// the first attempt left when it fails: a control plane component that
+// loses the race for the free port kwokctl chose for it (another cluster,
+// Prometheus or a test's server may take it first) fails a start that
+// succeeds a moment later. The error says why each attempt failed, from the
+// end of the script's output, which a test's own output does not show.
+func (c *Cluster) create(ctx context.Context) (string, error) {
+	args := append([]string{"up", c.Name}, c.Options.KwokctlArgs...)
+	out, err := c.script(ctx, args...)
+	if err == nil || ctx.Err() != nil {
+		if err != nil {
+			return "", fmt.Errorf("creating kwok cluster %s with %s: %w", c.Name, clusterScript, err)
+		}
+		return out, nil
+	}
+	first := err
+	Logf("creating kwok cluster %s failed, deleting it and trying once more: %v", c.Name, first)
+	logComponentTails(c.Name)
+	if derr := c.Down(); derr != nil {
+		return "", fmt.Errorf("creating kwok cluster %s with %s: %w; deleting it to try again: %v",
+			c.Name, clusterScript, first, derr)
+	}
+	out, err = c.script(ctx, args...)
+	if err != nil {
+		return "", fmt.Errorf("creating kwok cluster %s with %s, twice: first %v; then %w", c.Name, clusterScript, first, err)
+	}
+	return out, nil
+}
+
+// scriptError is a failed run of the cluster script with the end of what
+// it printed on stderr.
+type scriptError struct {
+	err  error
+	tail string
+}
+
+func (e *scriptError) Error() string {
+	return fmt.Sprintf("%v; the end of its output:\n%s", e.err, e.tail)
+}
+
+func (e *scriptError) Unwrap() error { return e.err }
 
 // Logf logs outside of any test, with one prefix for the test or benchmark
 // process and its reaper.
@@ -390,6 +439,36 @@ func tail(path string) string {
 	return string(data)
 }
 
+// kwokWorkdir is the folder kwokctl keeps its clusters in, as the cluster
+// script tells it.
+func kwokWorkdir() (string, error) {
+	if dir := os.Getenv("KWOK_WORKDIR"); dir != "" {
+		return dir, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".kwok"), nil
+}
+
+// logComponentTails logs the end of each control plane component's log of
+// the cluster called name, before deleting it takes them away.
+func logComponentTails(name string) {
+	dir, err := kwokWorkdir()
+	if err != nil {
+		return
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "clusters", name, "logs", "*.log"))
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		if len(data) > 1500 {
+			data = data[len(data)-1500:]
+		}
+		Logf("the end of %s:\n%s", l, data)
+	}
+}
+
 // lockClusterCreation waits, until ctx ends, for the lock that lets one
 // cluster at a time be created under the kwok work folder, and returns its
 // release. kwokctl picks each new cluster's ports by trying which are free,
@@ -399,13 +478,9 @@ func tail(path string) string {
 // between processes and between goroutines alike, and the kernel drops it
 // with a process that dies.
 func lockClusterCreation(ctx context.Context) (func(), error) {
-	dir := os.Getenv("KWOK_WORKDIR")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, err
-		}
-		dir = filepath.Join(home, ".kwok")
+	dir, err := kwokWorkdir()
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
