@@ -30,38 +30,46 @@ type Block struct {
 	// KindLabel is the label the kind puts on every object it creates,
 	// directly or through a template; its value names the owning object.
 	KindLabel string
-	// Children maps each built-in type the kind creates (CronJobs, Jobs,
-	// pods, Deployments, ...) to the transform that keeps of such an object
-	// what the kind's controllers read, or nil to keep it whole. Children of
-	// every kind are cached only when they carry platformv1.ManagedByLabel;
-	// the transform applies to those carrying KindLabel that one of the
-	// type's Owners controls under a name it gives. Anyone who may create
-	// the type may put the labels and an owner reference on an object:
-	// every other such object is kept as a stub (see Stub), whatever its
-	// transform.
-	Children map[client.Object]toolscache.TransformFunc
-	// Owners maps a child type to the kinds whose controller reference
-	// keeps an object of that type whole, each with the names it gives its
-	// children: the AppDeployment of a Deployment named after it, the
-	// ReplicaSet of an application's pod, the CronJob of a task's Job. A
-	// tenant can name its own AppDeployment as the controller of anything
-	// it creates; the name rule leaves it one object per child the operator
-	// itself would make, which the operator would make anyway. A transform
-	// sees one object at a time, so it trusts the first link of the chain
-	// only; the reader checks the rest (a pod's ReplicaSet is its
-	// application's Deployment's, by UID). What the blocks list for a type
-	// is trusted for every object of the type, whichever kind's label it
-	// carries: an object may carry two kinds' labels, and which transform it
-	// meets must not decide whether it is kept. A type without owners is
-	// kept as stubs only.
-	Owners map[client.Object][]Owner
-	// ManagedFields maps a child type to the managedFields entries the kind
-	// reads of it (another manager's entries, to find what it added to a
-	// child, say); every other entry is dropped. A type not in the map keeps
-	// none.
-	ManagedFields map[client.Object]func(metav1.ManagedFieldsEntry) bool
+	// Children are the built-in types the kind creates (CronJobs, Jobs,
+	// pods, Deployments, ...), one entry a type, each with all the cache
+	// keeps of it for this kind.
+	Children []Child
 	// Own holds the cache options of the kind's own resources.
 	Own map[client.Object]cache.ByObject
+}
+
+// Child is one built-in type a kind creates and what the cache keeps of it.
+// Children of every kind are cached only when they carry
+// platformv1.ManagedByLabel; Transform applies to those carrying the
+// block's KindLabel that one of the type's Owners controls under a name it
+// gives. Anyone who may create the type may put the labels and an owner
+// reference on an object: every other such object is kept as a stub (see
+// Stub), whatever its transform.
+type Child struct {
+	// Object is an empty object of the type.
+	Object client.Object
+	// Transform keeps of such an object what the kind's controllers read;
+	// nil keeps it whole.
+	Transform toolscache.TransformFunc
+	// Owners are the kinds whose controller reference keeps an object of
+	// the type whole, each with the names it gives its children: the
+	// AppDeployment of a Deployment named after it, the ReplicaSet of an
+	// application's pod, the CronJob of a task's Job. A tenant can name its
+	// own AppDeployment as the controller of anything it creates; the name
+	// rule leaves it one object per child the operator itself would make,
+	// which the operator would make anyway. A transform sees one object at
+	// a time, so it trusts the first link of the chain only; the reader
+	// checks the rest (a pod's ReplicaSet is its application's Deployment's,
+	// by UID). What the blocks list for a type is trusted for every object
+	// of the type, whichever kind's label it carries: an object may carry
+	// two kinds' labels, and which transform it meets must not decide
+	// whether it is kept. A type no block gives owners is kept as stubs
+	// only.
+	Owners []Owner
+	// ManagedFields keeps the managedFields entries the kind reads of the
+	// type (another manager's entries, to find what it added to a child,
+	// say); every other entry is dropped, all of them when nil.
+	ManagedFields func(metav1.ManagedFieldsEntry) bool
 }
 
 // Owner is a kind whose controller reference keeps a child whole, and the
@@ -144,37 +152,28 @@ func Options(blocks ...Block) (cache.Options, error) {
 		for obj, opts := range b.Own {
 			byObject[obj] = withStrip(opts)
 		}
-		for obj, t := range b.Children {
-			typ := reflect.TypeOf(obj)
+		for _, ch := range b.Children {
+			typ := reflect.TypeOf(ch.Object)
 			c := children[typ]
 			if c == nil {
-				c = &child{obj: obj, transforms: map[string]toolscache.TransformFunc{},
+				c = &child{obj: ch.Object, transforms: map[string]toolscache.TransformFunc{},
 					keeps: map[string]func(metav1.ManagedFieldsEntry) bool{}}
 				children[typ] = c
 			}
 			if _, dup := c.transforms[b.KindLabel]; dup {
-				return cache.Options{}, fmt.Errorf("two cache blocks for %T with label %s", obj, b.KindLabel)
+				return cache.Options{}, fmt.Errorf("two cache blocks for %T with label %s", ch.Object, b.KindLabel)
 			}
-			c.transforms[b.KindLabel] = t
-		}
-		for obj, keep := range b.ManagedFields {
-			c := children[reflect.TypeOf(obj)]
-			if c == nil {
-				return cache.Options{}, fmt.Errorf("cache block with label %s keeps managedFields of %T, which it does not list as a child", b.KindLabel, obj)
+			c.transforms[b.KindLabel] = ch.Transform
+			if ch.ManagedFields != nil {
+				c.keeps[b.KindLabel] = ch.ManagedFields
 			}
-			c.keeps[b.KindLabel] = keep
-		}
-		for obj, owners := range b.Owners {
-			c := children[reflect.TypeOf(obj)]
-			if c == nil {
-				return cache.Options{}, fmt.Errorf("cache block with label %s trusts owners of %T, which it does not list as a child", b.KindLabel, obj)
-			}
-			for _, o := range owners {
+			for _, o := range ch.Owners {
 				if o.Names == nil {
-					return cache.Options{}, fmt.Errorf("cache block with label %s trusts %s as an owner of %T without a name rule", b.KindLabel, o.GroupKind, obj)
+					return cache.Options{}, fmt.Errorf("cache block with label %s trusts %s as an owner of %T without a name rule",
+						b.KindLabel, o.GroupKind, ch.Object)
 				}
 			}
-			c.owners = append(c.owners, owners...)
+			c.owners = append(c.owners, ch.Owners...)
 		}
 	}
 	for _, c := range children {

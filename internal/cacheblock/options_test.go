@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,8 +26,8 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 		return obj, nil
 	}
 	opts, err := Options(
-		Block{KindLabel: "kind-a", Children: mapOf(&batchv1.Job{}, stripSpec), Owners: ownedByTheTask(&batchv1.Job{})},
-		Block{KindLabel: "kind-b", Children: mapOf(&batchv1.Job{}, nil)},
+		Block{KindLabel: "kind-a", Children: []Child{{Object: &batchv1.Job{}, Transform: stripSpec, Owners: ownedByTheTask()}}},
+		Block{KindLabel: "kind-b", Children: []Child{{Object: &batchv1.Job{}}}},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -73,15 +72,17 @@ func TestCacheOptions_EachKindTransformsOnlyItsOwnChildren(t *testing.T) {
 		t.Errorf("managedFields kept")
 	}
 
-	if _, err := Options(Block{KindLabel: "k", Children: mapOf(&batchv1.Job{}, nil)},
-		Block{KindLabel: "k", Children: mapOf(&batchv1.Job{}, nil)}); err == nil {
+	jobs := []Child{{Object: &batchv1.Job{}}}
+	if _, err := Options(Block{KindLabel: "k", Children: jobs}, Block{KindLabel: "k", Children: jobs}); err == nil {
 		t.Errorf("two blocks for the same type and label were accepted")
 	}
-}
-
-// mapOf is a Children map of one entry.
-func mapOf(obj client.Object, t toolscache.TransformFunc) map[client.Object]toolscache.TransformFunc {
-	return map[client.Object]toolscache.TransformFunc{obj: t}
+	if _, err := Options(Block{KindLabel: "k", Children: append(jobs, jobs...)}); err == nil {
+		t.Errorf("a block listing one type twice was accepted")
+	}
+	if _, err := Options(Block{KindLabel: "k", Children: []Child{{Object: &batchv1.Job{},
+		Owners: []Owner{{GroupKind: schema.GroupKind{Group: "batch", Kind: "CronJob"}}}}}}); err == nil {
+		t.Errorf("an owner without a name rule was accepted")
+	}
 }
 
 func TestWarmInformers_AsksForEveryKind(t *testing.T) {
@@ -102,13 +103,9 @@ var operatorController = metav1.OwnerReference{APIVersion: platformv1.GroupVersi
 
 // ownedByTheTask trusts operatorController's kind as the owner of objs'
 // types, for a child of its own name.
-func ownedByTheTask(objs ...client.Object) map[client.Object][]Owner {
-	owners := map[client.Object][]Owner{}
-	for _, obj := range objs {
-		owners[obj] = []Owner{{GroupKind: schema.GroupKind{Group: platformv1.GroupVersion.Group, Kind: "ScheduleTask"},
-			Names: SameName()}}
-	}
-	return owners
+func ownedByTheTask() []Owner {
+	return []Owner{{GroupKind: schema.GroupKind{Group: platformv1.GroupVersion.Group, Kind: "ScheduleTask"},
+		Names: SameName()}}
 }
 
 // informerGetter records the informers asked for.

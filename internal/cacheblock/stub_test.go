@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -216,21 +215,16 @@ func stubTestBlocks() []Block {
 	task := schema.GroupKind{Group: platformv1.GroupVersion.Group, Kind: "ScheduleTask"}
 	anyName := func(string, string) bool { return true }
 	return []Block{
-		{KindLabel: "platform.example.com/scheduletask",
-			Children: map[client.Object]toolscache.TransformFunc{&batchv1.CronJob{}: nil, &batchv1.Job{}: nil},
-			Owners: map[client.Object][]Owner{
-				&batchv1.CronJob{}: {{GroupKind: task, Names: SameName()}},
-				&batchv1.Job{}:     {{GroupKind: schema.GroupKind{Group: "batch", Kind: "CronJob"}, Names: anyName}}}},
-		{KindLabel: "platform.example.com/taskrun", Children: mapOf(&corev1.Pod{}, nil),
-			Owners: map[client.Object][]Owner{
-				&corev1.Pod{}: {{GroupKind: schema.GroupKind{Group: "batch", Kind: "Job"}, Names: Generated}}}},
-		{KindLabel: platformv1.AppNameLabel,
-			Children: map[client.Object]toolscache.TransformFunc{&appsv1.Deployment{}: nil, &corev1.Service{}: nil,
-				&corev1.Pod{}: nil, &appsv1.ReplicaSet{}: StubTransform},
-			Owners: map[client.Object][]Owner{
-				&appsv1.Deployment{}: {{GroupKind: app, Names: SameName("", "-canary")}},
-				&corev1.Service{}:    {{GroupKind: app, Names: SameName("", "-canary")}},
-				&corev1.Pod{}:        {{GroupKind: schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, Names: Generated}}}},
+		{KindLabel: "platform.example.com/scheduletask", Children: []Child{
+			{Object: &batchv1.CronJob{}, Owners: []Owner{{GroupKind: task, Names: SameName()}}},
+			{Object: &batchv1.Job{}, Owners: []Owner{{GroupKind: schema.GroupKind{Group: "batch", Kind: "CronJob"}, Names: anyName}}}}},
+		{KindLabel: "platform.example.com/taskrun", Children: []Child{
+			{Object: &corev1.Pod{}, Owners: []Owner{{GroupKind: schema.GroupKind{Group: "batch", Kind: "Job"}, Names: Generated}}}}},
+		{KindLabel: platformv1.AppNameLabel, Children: []Child{
+			{Object: &appsv1.Deployment{}, Owners: []Owner{{GroupKind: app, Names: SameName("", "-canary")}}},
+			{Object: &corev1.Service{}, Owners: []Owner{{GroupKind: app, Names: SameName("", "-canary")}}},
+			{Object: &corev1.Pod{}, Owners: []Owner{{GroupKind: schema.GroupKind{Group: "apps", Kind: "ReplicaSet"}, Names: Generated}}},
+			{Object: &appsv1.ReplicaSet{}, Transform: StubTransform}}},
 	}
 }
 

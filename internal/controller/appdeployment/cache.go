@@ -7,7 +7,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,27 +23,23 @@ import (
 // and reconcileRevisions; index.ReplicaSetMetadata says why; undo reads a
 // revision's data past the cache) and their pods without their spec.
 func CacheBlock() cacheblock.Block {
+	// The Deployments and Services are named after the application (the
+	// canary's with CanarySuffix, a blue-green release's preview's with
+	// PreviewSuffix); its pods are its Deployments' ReplicaSets' (observe
+	// checks both links by UID).
+	named := []cacheblock.Owner{{GroupKind: appKind,
+		Names: cacheblock.SameName("", platformv1.CanarySuffix, platformv1.PreviewSuffix)}}
 	return cacheblock.Block{
 		KindLabel: platformv1.AppNameLabel,
-		Children: map[client.Object]toolscache.TransformFunc{
-			&appsv1.Deployment{}:         nil,
-			&corev1.Service{}:            nil,
-			&appsv1.ReplicaSet{}:         cacheblock.StubTransform,
-			&appsv1.ControllerRevision{}: cacheblock.StubTransform,
-			&corev1.Pod{}:                stripPod,
+		Children: []cacheblock.Child{
+			{Object: &appsv1.Deployment{}, Owners: named},
+			{Object: &corev1.Service{}, Owners: named},
+			{Object: &appsv1.ReplicaSet{}, Transform: cacheblock.StubTransform},
+			{Object: &appsv1.ControllerRevision{}, Transform: cacheblock.StubTransform},
+			{Object: &corev1.Pod{}, Transform: stripPod, Owners: []cacheblock.Owner{{
+				GroupKind: schema.GroupKind{Group: appsv1.GroupName, Kind: "ReplicaSet"}, Names: cacheblock.Generated}}},
 		},
-		// The Deployments and Services are named after the application
-		// (the canary's with CanarySuffix, a blue-green release's preview's
-		// with PreviewSuffix); its pods are its Deployments'
-		// ReplicaSets' (observe checks both links by UID).
-		Owners: map[client.Object][]cacheblock.Owner{
-			&appsv1.Deployment{}: {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix, platformv1.PreviewSuffix)}},
-			&corev1.Service{}:    {{GroupKind: appKind, Names: cacheblock.SameName("", platformv1.CanarySuffix, platformv1.PreviewSuffix)}},
-			&corev1.Pod{}:        {{GroupKind: schema.GroupKind{Group: appsv1.GroupName, Kind: "ReplicaSet"}, Names: cacheblock.Generated}},
-		},
-		Own: map[client.Object]cache.ByObject{
-			&platformv1.AppDeployment{}: {},
-		},
+		Own: map[client.Object]cache.ByObject{&platformv1.AppDeployment{}: {}},
 	}
 }
 

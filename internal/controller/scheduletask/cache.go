@@ -11,8 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/apply"
@@ -29,22 +27,24 @@ import (
 func CacheBlock() cacheblock.Block {
 	return cacheblock.Block{
 		KindLabel: platformv1.ScheduleTaskLabel,
-		Children: map[client.Object]toolscache.TransformFunc{
-			&batchv1.CronJob{}: stripCronJob,
-			&batchv1.Job{}:     stripJob,
-		},
-		ManagedFields: map[client.Object]func(metav1.ManagedFieldsEntry) bool{
-			&batchv1.CronJob{}: foreignTemplateEntry,
-		},
 		// The CronJob is the task's own, of its name; a run's Job is its
 		// task's CronJob's (planRecords checks which CronJob by UID).
-		Owners: map[client.Object][]cacheblock.Owner{
-			&batchv1.CronJob{}: {{GroupKind: platformv1.GroupVersion.WithKind("ScheduleTask").GroupKind(),
-				Names: cacheblock.SameName()}},
-			&batchv1.Job{}: {{GroupKind: schema.GroupKind{Group: batchv1.GroupName, Kind: "CronJob"}, Names: anyJobName}},
-		},
+		Children: []cacheblock.Child{{
+			Object:        &batchv1.CronJob{},
+			Transform:     stripCronJob,
+			ManagedFields: foreignTemplateEntry,
+			Owners:        []cacheblock.Owner{{GroupKind: taskKind, Names: cacheblock.SameName()}},
+		}, {
+			Object:    &batchv1.Job{},
+			Transform: stripJob,
+			Owners:    []cacheblock.Owner{{GroupKind: schema.GroupKind{Group: batchv1.GroupName, Kind: "CronJob"}, Names: anyJobName}},
+		}},
 	}
 }
+
+// taskKind is the ScheduleTask's group and kind, as its CronJob's
+// controller reference names it.
+var taskKind = platformv1.GroupVersion.WithKind("ScheduleTask").GroupKind()
 
 // anyJobName is the name rule of a task's Jobs: any name. The CronJob
 // controller names its Jobs for a fire time and the operator its runs'

@@ -7,7 +7,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,17 +20,11 @@ import (
 func CacheBlock() cacheblock.Block {
 	return cacheblock.Block{
 		KindLabel: platformv1.ScheduleTaskLabel,
-		Children: map[client.Object]toolscache.TransformFunc{
-			&corev1.Pod{}: stripPod,
-		},
 		// A run's pods are its Job's, which the TaskRun names by UID
 		// (platformv1.PodJobUIDIndex).
-		Owners: map[client.Object][]cacheblock.Owner{
-			&corev1.Pod{}: {{GroupKind: schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, Names: cacheblock.Generated}},
-		},
-		Own: map[client.Object]cache.ByObject{
-			&platformv1.TaskRun{}: {Transform: stripFinishedRun},
-		},
+		Children: []cacheblock.Child{{Object: &corev1.Pod{}, Transform: stripPod, Owners: []cacheblock.Owner{{
+			GroupKind: schema.GroupKind{Group: batchv1.GroupName, Kind: "Job"}, Names: cacheblock.Generated}}}},
+		Own: map[client.Object]cache.ByObject{&platformv1.TaskRun{}: {Transform: stripFinishedRun}},
 	}
 }
 
