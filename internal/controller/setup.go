@@ -27,6 +27,7 @@ import (
 	"github.com/example/platform-operator/internal/controller/taskrun"
 	"github.com/example/platform-operator/internal/index"
 	"github.com/example/platform-operator/internal/provenance"
+	"github.com/example/platform-operator/internal/reconciler"
 	"github.com/example/platform-operator/internal/recorder"
 )
 
@@ -103,16 +104,20 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		return err
 	}
 
+	// What every reconciler has: the manager's clients and its own events.
+	base := func(controllerName string) reconciler.Base {
+		return reconciler.Base{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+			Recorder: events.Recorder(controllerName + "-controller")}
+	}
+
 	// ScheduleTask: keeps each task's CronJob and records its runs.
 	otherCronJobs, err := cacheblock.NewOthersCache(mgr, o.Namespaces, &batchv1.CronJob{})
 	if err != nil {
 		return err
 	}
 	if err := (&scheduletask.Reconciler{
-		Client:        mgr.GetClient(),
-		APIReader:     mgr.GetAPIReader(),
+		Base:          base(scheduletask.ControllerName),
 		OtherCronJobs: otherCronJobs,
-		Recorder:      events.Recorder(scheduletask.ControllerName + "-controller"),
 		Signer:        signer,
 	}).SetupWithManager(mgr, o.chain(o.ScheduleTaskWorkers)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", scheduletask.ControllerName, err)
@@ -123,9 +128,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 
 	// TaskRun: follows each run's Job and pods.
 	if err := (&taskrun.Reconciler{
-		Client:         mgr.GetClient(),
-		APIReader:      mgr.GetAPIReader(),
-		Recorder:       events.Recorder(taskrun.ControllerName + "-controller"),
+		Base:           base(taskrun.ControllerName),
 		ManualRunGrace: o.ManualRunGrace,
 	}).SetupWithManager(mgr, o.chain(o.TaskRunWorkers)); err != nil {
 		return fmt.Errorf("set up %s controller: %w", taskrun.ControllerName, err)
@@ -155,9 +158,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 	servesRoutes := err == nil
 	if err := (&appdeployment.Reconciler{
 		GatewayAPI:              servesRoutes,
-		Client:                  mgr.GetClient(),
-		APIReader:               mgr.GetAPIReader(),
-		Recorder:                events.Recorder(appdeployment.ControllerName + "-controller"),
+		Base:                    base(appdeployment.ControllerName),
 		Prometheus:              prom,
 		Scope:                   o.Scope,
 		MaxInFlight:             o.AnalysisMaxInFlight,

@@ -93,3 +93,17 @@ func UrgentOnCreate(mapFn handler.MapFunc) handler.EventHandler {
 		GenericFunc: mapped.Generic,
 	}
 }
+
+// ToLabeled maps an object to the object of its namespace that its label
+// names, as a child carrying its owner's name label wakes its owner (a
+// task's Job, an application's pod). It maps nothing when the label or any
+// of the labels also is missing or empty.
+func ToLabeled(label string, also ...string) handler.MapFunc {
+	return func(_ context.Context, obj client.Object) []reconcile.Request {
+		l := obj.GetLabels()
+		if slices.ContainsFunc(also, func(k string) bool { return l[k] == "" }) || l[label] == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: l[label]}}}
+	}
+}

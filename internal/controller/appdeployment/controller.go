@@ -10,15 +10,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
@@ -26,10 +22,10 @@ import (
 	"github.com/example/platform-operator/internal/apply"
 	"github.com/example/platform-operator/internal/cacheblock"
 	"github.com/example/platform-operator/internal/chain"
-	"github.com/example/platform-operator/internal/expectations"
 	"github.com/example/platform-operator/internal/index"
 	"github.com/example/platform-operator/internal/objstatus"
 	"github.com/example/platform-operator/internal/predicates"
+	"github.com/example/platform-operator/internal/reconciler"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
@@ -43,12 +39,10 @@ const FieldManager = "platform-operator-appdeployment"
 // Deployments and the Service of each application in line with its spec
 // and its release, and rebuilds the status from what they show.
 type Reconciler struct {
-	client.Client
-	// APIReader reads past the cache, for a child of an application's name
-	// that the cache cannot show because the operator did not make it.
-	APIReader client.Reader
-	Recorder  events.EventRecorder
-	Clock     clock.PassiveClock
+	// Base's APIReader reads past the cache, for a child of an
+	// application's name that the cache cannot show because the operator
+	// did not make it.
+	reconciler.Base
 	// Prometheus answers the canary analysis's queries; nil when the
 	// manager has no Prometheus address, and then analysed canaries hold
 	// with ProviderError.
@@ -73,9 +67,6 @@ type Reconciler struct {
 
 	// applier applies the children, writing only on change.
 	applier apply.Applier
-	// writes tells a cached AppDeployment that this manager's status writes
-	// have replaced.
-	writes expectations.OwnWrites
 	// measurer queries Prometheus off the workers.
 	measurer *measurer
 }
@@ -100,19 +91,12 @@ type Reconciler struct {
 // spec and its release.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	ad := &platformv1.AppDeployment{}
-	if err := r.Get(ctx, req.NamespacedName, ad); err != nil {
-		if apierrors.IsNotFound(err) {
-			// The garbage collector removes the children.
-			r.forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	// Once it is gone, the garbage collector removes the children.
+	if res, ok, err := r.Read(ctx, req.NamespacedName, ad, r.forget); !ok {
+		return res, err
 	}
 	if !ad.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.restoreWorkload(ctx, ad)
-	}
-	if r.writes.Stale(string(ad.UID), ad.ResourceVersion) {
-		// The event of our own newer write starts the next pass.
-		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if wrote, err := r.finalizeWorkload(ctx, ad); err != nil || wrote {
 		// The echo of the write is dropped: ask for the pass.
@@ -198,13 +182,7 @@ func (r *Reconciler) forget(key types.NamespacedName) {
 // label), so a pod that turns ready, restarts or cannot pull its image wakes
 // its AppDeployment at once.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
-	// Every write of a AppDeployment goes through the tracking client, so each is
-	// known to r.writes (a pass on a version it replaced is skipped, its echo
-	// wakes nothing).
-	r.Client = expectations.TrackWrites(r.Client, &r.writes, &platformv1.AppDeployment{})
-	if r.Clock == nil {
-		r.Clock = clock.RealClock{}
-	}
+	b := r.Controller(mgr, &platformv1.AppDeployment{})
 	r.applier = apply.Applier{Client: r.Client, APIReader: r.APIReader, FieldManager: FieldManager,
 		// A child someone keeps changing is changed back with a backoff,
 		// but never a Deployment's pod template: what it holds runs as the
@@ -219,31 +197,22 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
 		&corev1.Service{}, index.ReplicaSetMetadata(), &corev1.Pod{}, &appsv1.ControllerRevision{}); err != nil {
 		return err
 	}
-	b := ctrl.NewControllerManagedBy(mgr).
-		For(&platformv1.AppDeployment{}, builder.WithPredicates(r.writes.NotOwnEcho())).
+	// A pod or ReplicaSet of one of the application's Deployments wakes it.
+	appForPod := handler.EnqueueRequestsFromMapFunc(predicates.ToLabeled(platformv1.AppNameLabel, platformv1.TrackLabel))
+	b.
 		// The create event of a child a pass made wakes no second pass:
 		// that pass had the API server's answer.
 		Owns(&appsv1.Deployment{}, builder.WithPredicates(r.applier.NotOwnCreate())).
 		Owns(&corev1.Service{}, builder.WithPredicates(r.applier.NotOwnCreate())).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(appForPod)).
+		Watches(&corev1.Pod{}, appForPod).
 		// A pod counts once its ReplicaSet is seen controlled by the
 		// application's Deployment: its pods' events may come first. The
 		// cache's ReplicaSets are stubs of their metadata, so only their
 		// creation, deletion and owners pass.
-		WatchesMetadata(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(appForPod),
+		WatchesMetadata(&appsv1.ReplicaSet{}, appForPod,
 			builder.WithPredicates(predicates.SpecOrMetadataChanged())).
 		// A finished measurement wakes its AppDeployment.
 		WatchesRawSource(source.Channel(r.measurer.wake, &handler.EnqueueRequestForObject{}))
 	return chain.Complete(b, mgr.GetCache(), o, ControllerName, r,
 		tracing.FromAnnotation(mgr.GetCache(), func(a *platformv1.AppDeployment) int64 { return a.Status.ObservedGeneration }))
-}
-
-// appForPod maps a pod of an application's Deployments to its AppDeployment.
-func appForPod(_ context.Context, obj client.Object) []reconcile.Request {
-	l := obj.GetLabels()
-	name := l[platformv1.AppNameLabel]
-	if name == "" || l[platformv1.TrackLabel] == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }

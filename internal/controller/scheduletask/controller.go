@@ -10,13 +10,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,6 +28,7 @@ import (
 	"github.com/example/platform-operator/internal/expectations"
 	"github.com/example/platform-operator/internal/predicates"
 	"github.com/example/platform-operator/internal/provenance"
+	"github.com/example/platform-operator/internal/reconciler"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
@@ -44,16 +41,13 @@ const ControllerName = "scheduletask"
 
 // Reconciler reconciles ScheduleTasks.
 type Reconciler struct {
-	client.Client
-	// APIReader reads from the API server, bypassing the cache, where a stale
-	// read could start a run twice.
-	APIReader client.Reader
+	// Base's APIReader reads from the API server, bypassing the cache,
+	// where a stale read could start a run twice.
+	reconciler.Base
 	// OtherCronJobs, when set, names the CronJobs the operator did not make
 	// (cacheblock.NewOthersCache), so creating a task's CronJob needs no
 	// read past the cache (apply.Applier.Others).
 	OtherCronJobs client.Reader
-	Recorder      events.EventRecorder
-	Clock         clock.PassiveClock
 	// Signer signs the pod template of each task's CronJob and checks the
 	// signature of every Job before it is recorded as a run of the task.
 	Signer *provenance.Signer
@@ -64,8 +58,6 @@ type Reconciler struct {
 	// made from an implant (madeFromImplant), so that a stale cache still
 	// showing one does not get it recorded or deleted again.
 	deletedJobs expectations.Expectations[types.UID, struct{}]
-	// writes tells a cached task that this manager's writes have replaced.
-	writes expectations.OwnWrites
 	// unverifiedJobs remembers the Jobs already reported as failing the
 	// proof of origin, so each is reported once.
 	unverifiedJobs expectations.Expectations[types.UID, struct{}]
@@ -95,22 +87,14 @@ type Reconciler struct {
 // with its spec and with what its Jobs did.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	task := &platformv1.ScheduleTask{}
-	if err := r.Get(ctx, req.NamespacedName, task); err != nil {
-		if apierrors.IsNotFound(err) {
-			// The CronJob has the task's name.
-			r.applier.Forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	// The CronJob has the task's name.
+	if res, ok, err := r.Read(ctx, req.NamespacedName, task, r.applier.Forget); !ok {
+		return res, err
 	}
 	if !task.DeletionTimestamp.IsZero() {
-		r.writes.Forget(string(task.UID))
+		r.Writes.Forget(string(task.UID))
 		r.applier.Forget(req.NamespacedName)
 		return ctrl.Result{}, r.reconcileDelete(ctx, task)
-	}
-	if r.writes.Stale(string(task.UID), task.ResourceVersion) {
-		// The event of our own newer write starts the next pass; the requeue
-		// is only a safety net.
-		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	if controllerutil.AddFinalizer(task, Finalizer) {
 		if err := r.Update(ctx, task); err != nil {
@@ -154,13 +138,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, task *platformv1.Sched
 // (owned), its Jobs and its TaskRuns (both by the task label or name), so a
 // fired schedule, a finished Job or a new manual TaskRun wake the task.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
-	// Every write of a ScheduleTask goes through the tracking client, so each is
-	// known to r.writes (a pass on a version it replaced is skipped, its echo
-	// wakes nothing).
-	r.Client = expectations.TrackWrites(r.Client, &r.writes, &platformv1.ScheduleTask{})
-	if r.Clock == nil {
-		r.Clock = clock.RealClock{}
-	}
+	b := r.Controller(mgr, &platformv1.ScheduleTask{})
 	r.applier = apply.Applier{Client: r.Client, APIReader: r.APIReader, Others: r.OtherCronJobs,
 		FieldManager: FieldManager,
 		// The cache holds no pod template (stripCronJob); planTemplateHold
@@ -182,26 +160,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
 	}
 	// Each watch passes only what can change the task's pass: under a burst
 	// every needless pass queues ahead of the Jobs waiting to be recorded.
-	b := ctrl.NewControllerManagedBy(mgr).
-		For(&platformv1.ScheduleTask{}, builder.WithPredicates(r.writes.NotOwnEcho())).
-		Owns(&batchv1.CronJob{}, builder.WithPredicates(r.applier.NotOwnCreate(), predicate.Or(
-			predicates.SpecOrMetadataChanged(), cronJobTimesChanged()))).
+	b.Owns(&batchv1.CronJob{}, builder.WithPredicates(r.applier.NotOwnCreate(), predicate.Or(
+		predicates.SpecOrMetadataChanged(), cronJobTimesChanged()))).
 		// A new Job is a run to record: its pass goes ahead of the queue.
-		Watches(&batchv1.Job{}, predicates.UrgentOnCreate(taskForLabeled),
+		Watches(&batchv1.Job{}, predicates.UrgentOnCreate(predicates.ToLabeled(platformv1.ScheduleTaskLabel)),
 			builder.WithPredicates(predicates.SpecOrMetadataChanged(), predicates.NotLeavingTheCache())).
 		Watches(&platformv1.TaskRun{}, predicates.UrgentOnCreate(taskForTaskRun),
 			builder.WithPredicates(r.taskRunChangesTask()))
 	return chain.Complete(b, mgr.GetCache(), o, ControllerName, r,
 		tracing.FromAnnotation(mgr.GetCache(), func(t *platformv1.ScheduleTask) int64 { return t.Status.ObservedGeneration }))
-}
-
-// taskForLabeled maps an object carrying the task label to its task.
-func taskForLabeled(_ context.Context, obj client.Object) []reconcile.Request {
-	name := obj.GetLabels()[platformv1.ScheduleTaskLabel]
-	if name == "" {
-		return nil
-	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}}}
 }
 
 // taskForTaskRun maps a TaskRun to the task it names; a user's manual

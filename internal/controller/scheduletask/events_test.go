@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 
+	"github.com/example/platform-operator/internal/reconciler"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -36,7 +37,7 @@ func TestEmit_ATransitionIsAnnouncedOnlyOnceItsStatusIsStored(t *testing.T) {
 			"Normal CronJobUpdated Updated CronJob nightly", "Normal RunStarted Manual run r1 started"}},
 	} {
 		rec := events.NewFakeRecorder(10)
-		r := &Reconciler{Recorder: rec}
+		r := &Reconciler{Base: reconciler.Base{Recorder: rec}}
 		r.emit(testutil.NewScheduleTask("ns", "nightly"), obs, tt.stored)
 		close(rec.Events)
 		var got []string

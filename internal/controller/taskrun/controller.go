@@ -15,9 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,10 +25,10 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/cacheblock"
 	"github.com/example/platform-operator/internal/chain"
-	"github.com/example/platform-operator/internal/expectations"
 	"github.com/example/platform-operator/internal/index"
 	"github.com/example/platform-operator/internal/objstatus"
 	"github.com/example/platform-operator/internal/predicates"
+	"github.com/example/platform-operator/internal/reconciler"
 	"github.com/example/platform-operator/internal/tracing"
 )
 
@@ -46,20 +44,13 @@ const ControllerName = "taskrun"
 
 // Reconciler reconciles TaskRuns.
 type Reconciler struct {
-	client.Client
-	// APIReader confirms, past the cache, that a Job is really gone before a
-	// run is declared lost.
-	APIReader client.Reader
-	Recorder  events.EventRecorder
-	Clock     clock.PassiveClock
+	// Base's APIReader confirms, past the cache, that a Job is really gone
+	// before a run is declared lost.
+	reconciler.Base
 	// ManualRunGrace is how long a manual run waits for a task that does not
 	// exist or cannot run before it ends Failed (orphan.go);
 	// DefaultManualRunGrace when zero.
 	ManualRunGrace time.Duration
-
-	// writes tells a cached run that this manager's status writes have
-	// replaced, so a pass does not start from it and end in a conflict.
-	writes expectations.OwnWrites
 }
 
 // +kubebuilder:rbac:groups=platform.example.com,resources=taskruns,verbs=get;list;watch
@@ -72,8 +63,8 @@ type Reconciler struct {
 // Reconcile rebuilds one TaskRun's status from its Job and pods.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	tr := &platformv1.TaskRun{}
-	if err := r.Get(ctx, req.NamespacedName, tr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	if res, ok, err := r.Read(ctx, req.NamespacedName, tr, nil); !ok {
+		return res, err
 	}
 	// A finished run is a record: nothing changes it any more, not even a
 	// Job that the CronJob's history limit deletes later. This return is
@@ -81,17 +72,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// being written back (see stripFinishedRun). Its Job is marked so that
 	// the cache lets it go.
 	if tr.IsFinished() {
-		r.writes.Forget(string(tr.UID))
+		r.Writes.Forget(string(tr.UID))
 		return ctrl.Result{}, r.markRecorded(ctx, tr)
 	}
 	if !tr.DeletionTimestamp.IsZero() {
-		r.writes.Forget(string(tr.UID))
+		r.Writes.Forget(string(tr.UID))
 		return ctrl.Result{}, nil
-	}
-	if r.writes.Stale(string(tr.UID), tr.ResourceVersion) {
-		// The event of our own newer write starts the next pass; the requeue
-		// is only a safety net.
-		return ctrl.Result{RequeueAfter: time.Second}, nil
 	}
 	obs, err := r.observe(ctx, tr)
 	if err != nil {
@@ -227,13 +213,7 @@ func (r *Reconciler) recordTransition(ctx context.Context, tr *platformv1.TaskRu
 // SetupWithManager registers the reconciler, woken by its TaskRuns and by the
 // Jobs and pods that carry them.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
-	// Every write of a TaskRun goes through the tracking client, so each is
-	// known to r.writes (a pass on a version it replaced is skipped, its echo
-	// wakes nothing).
-	r.Client = expectations.TrackWrites(r.Client, &r.writes, &platformv1.TaskRun{})
-	if r.Clock == nil {
-		r.Clock = clock.RealClock{}
-	}
+	b := r.Controller(mgr, &platformv1.TaskRun{})
 	if err := cacheblock.WarmInformers(mgr.GetCache(), &platformv1.TaskRun{}, &batchv1.Job{}, &corev1.Pod{}); err != nil {
 		return err
 	}
@@ -249,10 +229,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, o chain.Options) error {
 		return runOfJob(ctx, mgr.GetClient(), obj.GetNamespace(), ref.Name, string(ref.UID),
 			obj.GetLabels()[platformv1.ScheduleTaskLabel])
 	})
-	b := ctrl.NewControllerManagedBy(mgr).
-		// The echo of the run's own status write would only repeat the pass
-		// that wrote it.
-		For(&platformv1.TaskRun{}, builder.WithPredicates(r.writes.NotOwnEcho())).
+	b.
 		// A Job leaving the cache was just marked recorded by this very
 		// controller: its run is finished and has nothing more to do.
 		Watches(&batchv1.Job{}, byJob, builder.WithPredicates(predicates.NotLeavingTheCache())).

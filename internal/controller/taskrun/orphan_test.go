@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
+	"github.com/example/platform-operator/internal/reconciler"
 	"github.com/example/platform-operator/internal/testutil"
 )
 
@@ -69,7 +70,7 @@ func TestCheckOrphan_EndsOnlyRunsWhoseTaskIsMissingOrUnableForTheGrace(t *testin
 			if tt.task != nil {
 				b = b.WithObjects(tt.task)
 			}
-			r := &Reconciler{APIReader: b.Build(), Clock: clocktesting.NewFakePassiveClock(now), ManualRunGrace: grace}
+			r := &Reconciler{Base: reconciler.Base{APIReader: b.Build(), Clock: clocktesting.NewFakePassiveClock(now)}, ManualRunGrace: grace}
 			obs := &observation{}
 			if err := r.checkOrphan(context.Background(), tr, obs); err != nil {
 				t.Fatal(err)
@@ -103,8 +104,8 @@ func TestCheckOrphan_CutsALongConditionMessage(t *testing.T) {
 		LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))}}
 	tr := testutil.NewManualTaskRun("ns", "run", "t")
 	tr.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour))
-	r := &Reconciler{APIReader: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(st).Build(),
-		Clock: clocktesting.NewFakePassiveClock(now)}
+	r := &Reconciler{Base: reconciler.Base{APIReader: fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(st).Build(),
+		Clock: clocktesting.NewFakePassiveClock(now)}}
 	obs := &observation{}
 	if err := r.checkOrphan(context.Background(), tr, obs); err != nil {
 		t.Fatal(err)
