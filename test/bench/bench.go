@@ -286,6 +286,10 @@ type results struct {
 	MaxSize maxSizeResult `json:"maxSize"`
 	// Curve is the growth curve, a point per size (figure 6).
 	Curve []curvePoint `json:"curve,omitempty"`
+	// EarlierCurve is the newest saved point of each size, from earlier
+	// runs' results, for the targets that compare sizes one run did not
+	// both measure.
+	EarlierCurve map[int]curvePoint `json:"-"`
 	// AppDeploy is the AppDeployment figures (figure 7).
 	AppDeploy *appDeployResult `json:"appDeploy,omitempty"`
 	// Foreign is what foreign labelled Deployments cost (figure 8).

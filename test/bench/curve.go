@@ -39,6 +39,11 @@ type curvePoint struct {
 	// Ready; BaselineSeconds a bare client's for the same writes.
 	ConvergenceSeconds float64 `json:"convergenceSeconds"`
 	BaselineSeconds    float64 `json:"baselineSeconds"`
+	// Ratio is ConvergenceSeconds over BaselineSeconds; FloorRatio over
+	// the bare client's time through the operator's admission (figure 1's
+	// floor), measured in the same run.
+	Ratio      float64 `json:"ratio,omitempty"`
+	FloorRatio float64 `json:"floorRatio,omitempty"`
 	// WritesPerTask is the manager's writes per new task; Writes all its
 	// writes of the point, the runs' included.
 	WritesPerTask float64 `json:"managerWritesPerTask"`
@@ -53,6 +58,13 @@ type curvePoint struct {
 	// ReconcileP99 is the p99 of every reconcile of the point, all
 	// controllers, interpolated in the histogram's bucket.
 	ReconcileP99 float64 `json:"reconcileP99Seconds"`
+	// ColdStartSeconds is a new manager's time to ready with every task and
+	// run in place (figure 5 at this size), ColdStartFloorSeconds a bare
+	// client's cache sync of the same objects, and ColdStartWrites the
+	// writes of the full reconcile that follows.
+	ColdStartSeconds      float64 `json:"coldStartSeconds,omitempty"`
+	ColdStartFloorSeconds float64 `json:"coldStartFloorSeconds,omitempty"`
+	ColdStartWrites       float64 `json:"coldStartWrites"`
 	// Measured is when the point was measured, so the newest of a size wins
 	// when the chart is drawn from several runs.
 	Measured time.Time `json:"measured"`
@@ -67,13 +79,13 @@ func runCurve(ctx context.Context, cfg config, res *results) ([]curvePoint, erro
 	for _, n := range cfg.Curve {
 		pc := cfg
 		pc.Tasks, pc.MemoryTasks, pc.MemoryRuns, pc.MaxSizeTasks = n, n, runsPerTask*n, 0
-		pc.Suites = []string{suiteConvergence, suiteMemory}
+		pc.Suites = []string{suiteConvergence, suiteMemory, suiteColdStart}
 		harness.Logf("bench: growth curve, %d tasks and %d runs", n, pc.MemoryRuns)
 		r, err := run(ctx, pc)
 		if err != nil {
 			return points, fmt.Errorf("%d tasks: %w", n, err)
 		}
-		c, m := r.Convergence, r.Memory
+		c, m, cold := r.Convergence, r.Memory, r.ColdStart
 		res.Duplicates, res.RunsChecked = append(res.Duplicates, r.Duplicates...), true
 		if res.Memory.Tasks == 0 && m.Tasks == cfg.MemoryTasks && m.Runs == cfg.MemoryRuns {
 			res.Memory, res.HeapProfile = m, r.HeapProfile
@@ -81,6 +93,8 @@ func runCurve(ctx context.Context, cfg config, res *results) ([]curvePoint, erro
 		points = append(points, curvePoint{
 			Tasks: n, Runs: m.Runs,
 			ConvergenceSeconds: c.OperatorSeconds, BaselineSeconds: c.BaselineSeconds,
+			Ratio: c.Ratio, FloorRatio: c.FloorRatio,
+			ColdStartSeconds: cold.ReadySeconds, ColdStartFloorSeconds: cold.FloorSeconds, ColdStartWrites: cold.Writes,
 			WritesPerTask: c.ManagerWritesPer, Writes: m.ManagerWrites,
 			RSSMiB: m.RSSMiB, LiveHeapMiB: m.LiveHeapMiB,
 			CPUSeconds: m.ManagerCPUSeconds, ReconcileP99: m.ReconcileP99Seconds,
@@ -129,24 +143,86 @@ func capacityOf(points []curvePoint) (capacity, bool) {
 	return c, true
 }
 
-// curveRows are the growth curve's rows: one per size, and the capacity the
-// line through them gives.
+// Targets of the growth curve (issue 35): the convergence ratio at every
+// point; memory per task flat, the RSS of a size at most
+// curveFlatness times what its share of the size half as large would be
+// (10,000 tasks at most 2.1 times 5,000); and a cold start at every point
+// within curveColdStartSec with no write.
+const (
+	curveFlatness     = 1.05
+	curveColdStartSec = 20
+)
+
+// curveRows are the growth curve's rows: one per size, the capacity the
+// line through them gives, and the curve's targets.
 func curveRows(tw io.Writer, r *results) {
 	if len(r.Curve) == 0 {
 		fmt.Fprintf(tw, "6\tgrowth curve\tno point measured\t-\t-\n")
 		return
 	}
 	for _, p := range r.Curve {
-		fmt.Fprintf(tw, "6\tgrowth: %d tasks, %d runs\tconverge %.1fs (bare %.1fs), %.2f writes per task, "+
-			"%.0f writes in all; RSS %.0f MiB, live heap %.0f MiB; CPU %.0fs; reconcile p99 %.3fs\t-\t-\n",
-			p.Tasks, p.Runs, p.ConvergenceSeconds, p.BaselineSeconds, p.WritesPerTask, p.Writes,
-			p.RSSMiB, p.LiveHeapMiB, p.CPUSeconds, p.ReconcileP99)
+		fmt.Fprintf(tw, "6\tgrowth: %d tasks, %d runs\tconverge %.1fs (bare %.1fs = %.2f, floor ratio %.2f), "+
+			"%.2f writes per task, %.0f writes in all; RSS %.0f MiB, live heap %.0f MiB; CPU %.0fs; reconcile p99 %.3fs; "+
+			"cold start %.1fs (bare cache sync %.1fs), %.0f writes\t-\t-\n",
+			p.Tasks, p.Runs, p.ConvergenceSeconds, p.BaselineSeconds, p.Ratio, p.FloorRatio, p.WritesPerTask, p.Writes,
+			p.RSSMiB, p.LiveHeapMiB, p.CPUSeconds, p.ReconcileP99, p.ColdStartSeconds, p.ColdStartFloorSeconds,
+			p.ColdStartWrites)
 	}
 	if c, ok := capacityOf(r.Curve); ok {
 		fmt.Fprintf(tw, "6a\tcapacity, by a line through the points\tRSS %.0f MiB + %.1f MiB per 1000 tasks "+
 			"(with %d runs each); CPU %.0fs per 1000 tasks; within %.0f MiB (a fifth spare): %d tasks\t-\t-\n",
 			c.BaseMiB, c.MiBPerKTask, runsPerTask, c.CPUPerKTask, c.LimitMiB, c.TasksAt)
 	}
+	ratios, converges := make([]string, 0, len(r.Curve)), true
+	colds, coldOK := make([]string, 0, len(r.Curve)), true
+	for _, p := range r.Curve {
+		ratios = append(ratios, fmt.Sprintf("%d: %.2f (floor %.2f)", p.Tasks, p.Ratio, p.FloorRatio))
+		converges = converges && p.Ratio > 0 && (p.Ratio <= targetRatio || p.FloorRatio > 0 && p.FloorRatio <= floorMargin)
+		colds = append(colds, fmt.Sprintf("%d: %.1fs, %.0f writes", p.Tasks, p.ColdStartSeconds, p.ColdStartWrites))
+		coldOK = coldOK && p.ColdStartSeconds > 0 && p.ColdStartWrites == 0 &&
+			(p.ColdStartSeconds <= curveColdStartSec || p.ColdStartSeconds <= p.ColdStartFloorSeconds*floorMargin)
+	}
+	row(tw, "6b", "growth: convergence / bare client at every point", strings.Join(ratios, "; "),
+		fmt.Sprintf("<= %.2f or <= %.1f x floor", targetRatio, floorMargin), converges)
+	row(tw, "", "growth: cold start at every point", strings.Join(colds, "; "),
+		fmt.Sprintf("<= %ds or <= %.1f x bare, 0 writes", curveColdStartSec, floorMargin), coldOK)
+	flat, flatOK := flatness(r.Curve, r.EarlierCurve)
+	row(tw, "", "growth: memory per task flat", flat,
+		fmt.Sprintf("RSS of 2N <= %.1f x RSS of N", 2*curveFlatness), flatOK)
+}
+
+// flatness compares the RSS of each size with that of the size half as
+// large: from this run's points, or, for a half not measured in this run,
+// the newest saved point of that size (named as earlier). It says so when
+// no size has its half.
+func flatness(points []curvePoint, earlier map[int]curvePoint) (string, bool) {
+	bySize := map[int]curvePoint{}
+	for _, p := range points {
+		bySize[p.Tasks] = p
+	}
+	parts := make([]string, 0, len(points))
+	ok := true
+	for _, p := range points {
+		half, here := bySize[p.Tasks/2]
+		from := ""
+		if !here {
+			if half, here = earlier[p.Tasks/2]; !here || p.Tasks%2 != 0 {
+				continue
+			}
+			from = fmt.Sprintf(", measured earlier (%s)", half.Measured.Format("2006-01-02 15:04"))
+		}
+		if half.RSSMiB <= 0 {
+			continue
+		}
+		r := p.RSSMiB / half.RSSMiB
+		parts = append(parts, fmt.Sprintf("%d tasks %.0f MiB / %d tasks %.0f MiB%s = %.2f",
+			p.Tasks, p.RSSMiB, half.Tasks, half.RSSMiB, from, r))
+		ok = ok && r <= 2*curveFlatness
+	}
+	if len(parts) == 0 {
+		return "no size with its half measured", false
+	}
+	return strings.Join(parts, "; "), ok
 }
 
 // chartName is the growth curve's chart under the results directory.

@@ -90,3 +90,28 @@ func TestSaveCurve_DrawsTheNewestPointOfEachSize(t *testing.T) {
 		}
 	}
 }
+
+func TestFlatness_ComparesEachSizeWithItsHalf(t *testing.T) {
+	at := time.Date(2026, 12, 1, 5, 21, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name    string
+		points  []curvePoint
+		earlier map[int]curvePoint
+		ok      bool
+		says    string
+	}{
+		{"flat", []curvePoint{{Tasks: 5000, RSSMiB: 150}, {Tasks: 10000, RSSMiB: 300}}, nil, true, "= 2.00"},
+		{"grows faster than the tasks", []curvePoint{{Tasks: 5000, RSSMiB: 150}, {Tasks: 10000, RSSMiB: 320}}, nil,
+			false, "= 2.13"},
+		{"half from an earlier run", []curvePoint{{Tasks: 10000, RSSMiB: 300}},
+			map[int]curvePoint{5000: {Tasks: 5000, RSSMiB: 150, Measured: at}}, true, "measured earlier (2026-12-01 05:21)"},
+		{"this run's half wins", []curvePoint{{Tasks: 5000, RSSMiB: 150}, {Tasks: 10000, RSSMiB: 300}},
+			map[int]curvePoint{5000: {Tasks: 5000, RSSMiB: 100, Measured: at}}, true, "5000 tasks 150 MiB = 2.00"},
+		{"no half", []curvePoint{{Tasks: 1000, RSSMiB: 80}, {Tasks: 5000, RSSMiB: 150}}, nil, false, "no size"},
+	} {
+		says, ok := flatness(tt.points, tt.earlier)
+		if ok != tt.ok || !strings.Contains(says, tt.says) {
+			t.Errorf("%s: %q, met %v; want met %v and %q", tt.name, says, ok, tt.ok, tt.says)
+		}
+	}
+}

@@ -14,7 +14,7 @@
 // Sizes and settings come from the environment: BENCH_N (tasks of the
 // convergence figure, 1000), BENCH_BURST_TASKS (500), BENCH_MEMORY_TASKS
 // (5000), BENCH_MEMORY_RUNS (20000), BENCH_IDLE (10m), BENCH_CURVE (the
-// growth curve's task counts, 1000,2000,5000), BENCH_QPS and
+// growth curve's task counts, 1000,2000,5000,10000), BENCH_QPS and
 // BENCH_API_BURST (the manager's defaults), BENCH_WORKERS (the manager's
 // default), BENCH_APPS (AppDeployments created at once, 200),
 // BENCH_APP_REPLICAS (3), BENCH_CANARIES (canaries analysing at once, 100),
@@ -59,7 +59,7 @@ func defaultConfig() config {
 		// 1,000 tasks of about 33 KiB: about two minutes to create and
 		// converge, and a heap growth far above the noise of the collector.
 		MaxSizeTasks: 1000,
-		Curve:        []int{1000, 2000, 5000},
+		Curve:        []int{1000, 2000, 5000, 10000},
 		Apps:         200,
 		AppReplicas:  3,
 		Canaries:     100,
@@ -100,6 +100,10 @@ func main() {
 	}
 	res, err := run(context.Background(), cfg)
 	if err == nil && cfg.runs(suiteCurve) {
+		if dir, derr := resultsDir(); derr == nil {
+			// Read before this run's results join them.
+			res.EarlierCurve, _ = savedPoints(dir)
+		}
 		res.Curve, err = runCurve(context.Background(), cfg, res)
 	}
 	if err == nil && cfg.runs(suiteAppDeploy) {

@@ -72,6 +72,12 @@ type OperatorOptions struct {
 	// the cluster's repository. The RBAC, webhooks and CRDs stay the
 	// repository's.
 	Source string
+	// ProbePeriod is how often the balancer asks each replica's /readyz;
+	// DefaultProbePeriod when zero. A benchmark that stops no replica
+	// probes as a kubelet does, every second at the most often: each
+	// probe of a webhook server is a TLS handshake, work that a 2-core
+	// machine would otherwise count against whatever it measures.
+	ProbePeriod time.Duration
 }
 
 // Operator is what the harness runs in place of the manager's Deployment:
@@ -85,6 +91,8 @@ type Operator struct {
 	cluster   *Cluster
 	args, env []string
 	restart   bool
+	// probePeriod is OperatorOptions.ProbePeriod, defaulted.
+	probePeriod time.Duration
 	// stopping is set by Stop, so that no replica is restarted then.
 	stopping atomic.Bool
 	// exits are the replicas' exits the harness did not cause.
@@ -191,12 +199,14 @@ func StartOperator(ctx context.Context, c *Cluster, o OperatorOptions) (*Operato
 	if err != nil {
 		return nil, err
 	}
-	d := &Operator{WorkDir: work, cluster: c, args: o.Args, env: o.Env, restart: o.Restart}
+	d := &Operator{WorkDir: work, cluster: c, args: o.Args, env: o.Env, restart: o.Restart,
+		probePeriod: cmp.Or(o.ProbePeriod, DefaultProbePeriod)}
 	if o.Source == "" {
 		// Several of the balancer's probe periods (see forward), and
 		// short, since every replica stopped waits it out; an earlier
 		// version's manager may not know the flag.
-		d.args = append([]string{"--shutdown-delay=" + ShutdownDelay.String()}, o.Args...)
+		delay := max(ShutdownDelay, 10*d.probePeriod)
+		d.args = append([]string{"--shutdown-delay=" + delay.String()}, o.Args...)
 	}
 	if d.binary, err = buildManager(ctx, cmp.Or(o.Source, c.Repo)); err != nil {
 		return nil, err
@@ -282,7 +292,7 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 			d.exitedByItself(p, err)
 		}
 	}()
-	go p.probe()
+	go p.probe(d.probePeriod)
 	d.mu.Lock()
 	d.replicas = append(d.replicas, p)
 	d.mu.Unlock()
@@ -485,20 +495,21 @@ func holderWriter(lease *coordinationv1.Lease) (string, error) {
 	return "", nil
 }
 
-// ShutdownDelay is the replicas' --shutdown-delay: how long one asked to
-// stop keeps serving webhooks while not ready.
+// ShutdownDelay is the replicas' --shutdown-delay, with the default probe
+// period: how long one asked to stop keeps serving webhooks while not
+// ready.
 const ShutdownDelay = time.Second
 
-// probePeriod is how often the balancer asks each replica's /readyz, as a
-// kubelet's readiness probe does (its periodSeconds, here far shorter than
-// a pod's 10 s so that tests wait less); the replicas' shutdown delay
-// (ShutdownDelay) is several of it.
-const probePeriod = 100 * time.Millisecond
+// DefaultProbePeriod is how often the balancer asks each replica's
+// /readyz, as a kubelet's readiness probe does (its periodSeconds, here far
+// shorter than a pod's 10 s so that tests wait less); the replicas'
+// shutdown delay (ShutdownDelay) is several of it.
+const DefaultProbePeriod = 100 * time.Millisecond
 
-// probe keeps p.serving to what p's /readyz says, every probePeriod, until
-// the process exits.
-func (p *Manager) probe() {
-	t := time.NewTicker(probePeriod)
+// probe keeps p.serving to what p's /readyz says, every period, until the
+// process exits.
+func (p *Manager) probe(period time.Duration) {
+	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
 		began := time.Now().UnixNano()
