@@ -178,12 +178,50 @@ type appBench struct {
 	client  client.Client
 	bare    client.Client
 	watch   *appWatch
-	prom    *harness.Prometheus
+	prom    *traffic
 	op      *harness.Operator
 	manager *harness.Manager
 	// pprofPort serves the manager's /debug/pprof/.
 	pprofPort int
 	res       *appDeployResult
+}
+
+// traffic is the traffic simulator and a Prometheus scraping it, which
+// the AppDeployment suites run beside: the simulator serves the request
+// metrics of every application pod, and Prometheus is what the canary
+// analysis queries.
+type traffic struct {
+	*harness.Prometheus
+	sim *harness.TrafficSim
+	dir string
+}
+
+// startTraffic starts the traffic simulator on the cluster of cfg and a
+// Prometheus scraping it.
+func startTraffic(ctx context.Context, cfg *rest.Config) (*traffic, error) {
+	sim, err := harness.StartTrafficSim(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "bench-prometheus-")
+	if err != nil {
+		sim.Stop()
+		return nil, err
+	}
+	prom, err := harness.StartPrometheus(ctx, dir, sim.ScrapeTarget())
+	if err != nil {
+		sim.Stop()
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return &traffic{Prometheus: prom, sim: sim, dir: dir}, nil
+}
+
+// stop stops Prometheus and the simulator and removes Prometheus's data.
+func (t *traffic) stop() {
+	t.Stop()
+	t.sim.Stop()
+	_ = os.RemoveAll(t.dir)
 }
 
 // runAppDeploy measures figure 7 on a new kwok cluster with a manager, a
@@ -213,20 +251,10 @@ func runAppDeploy(ctx context.Context, cfg config) (*appDeployResult, error) {
 	if b.watch, err = startAppWatch(ctx, c.Config, int32(cfg.AppReplicas)); err != nil {
 		return nil, err
 	}
-	sim, err := harness.StartTrafficSim(ctx, c.Config)
-	if err != nil {
+	if b.prom, err = startTraffic(ctx, c.Config); err != nil {
 		return b.res, err
 	}
-	defer sim.Stop()
-	dir, err := os.MkdirTemp("", "bench-prometheus-")
-	if err != nil {
-		return b.res, err
-	}
-	defer os.RemoveAll(dir)
-	if b.prom, err = harness.StartPrometheus(ctx, dir, sim.ScrapeTarget()); err != nil {
-		return b.res, err
-	}
-	defer b.prom.Stop()
+	defer b.prom.stop()
 	// The baseline runs before the operator exists, so nothing reacts to its
 	// objects, and without admission webhooks: the strictest yardstick. It
 	// runs beside the traffic simulator and Prometheus, as the operator
@@ -624,7 +652,7 @@ func (b *appBench) canaries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queriesBefore, err := prometheusQueries(ctx, b.prom)
+	queriesBefore, err := prometheusQueries(ctx, b.prom.Prometheus)
 	if err != nil {
 		return err
 	}
@@ -650,7 +678,7 @@ func (b *appBench) canaries(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	queriesAfter, err := prometheusQueries(ctx, b.prom)
+	queriesAfter, err := prometheusQueries(ctx, b.prom.Prometheus)
 	if err != nil {
 		return err
 	}

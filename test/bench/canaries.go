@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"sync"
@@ -129,21 +128,11 @@ func runFleet(ctx context.Context, cfg config) (*fleetResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	sim, err := harness.StartTrafficSim(ctx, c.Config)
+	prom, err := startTraffic(ctx, c.Config)
 	if err != nil {
 		return nil, err
 	}
-	defer sim.Stop()
-	dir, err := os.MkdirTemp("", "bench-prometheus-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	prom, err := harness.StartPrometheus(ctx, dir, sim.ScrapeTarget())
-	if err != nil {
-		return nil, err
-	}
-	defer prom.Stop()
+	defer prom.stop()
 	proxy, err := startQueryProxy(prom.Address(), fleetNoisy, fleetNoisyDelay)
 	if err != nil {
 		return nil, err

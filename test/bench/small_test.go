@@ -22,7 +22,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -311,20 +310,10 @@ func runAppDeploySmall(ctx context.Context, cfg config) (*appDeployResult, error
 	if b.watch, err = startAppWatch(ctx, c.Config, int32(cfg.AppReplicas)); err != nil {
 		return nil, err
 	}
-	sim, err := harness.StartTrafficSim(ctx, c.Config)
-	if err != nil {
+	if b.prom, err = startTraffic(ctx, c.Config); err != nil {
 		return b.res, err
 	}
-	defer sim.Stop()
-	dir, err := os.MkdirTemp("", "bench-prometheus-")
-	if err != nil {
-		return b.res, err
-	}
-	defer os.RemoveAll(dir)
-	if b.prom, err = harness.StartPrometheus(ctx, dir, sim.ScrapeTarget()); err != nil {
-		return b.res, err
-	}
-	defer b.prom.Stop()
+	defer b.prom.stop()
 	if b.op, err = harness.StartOperator(ctx, c, harness.OperatorOptions{Args: b.managerArgs()}); err != nil {
 		return b.res, err
 	}
