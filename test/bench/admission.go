@@ -12,12 +12,14 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/google/pprof/profile"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -73,6 +75,11 @@ type admissionResult struct {
 	// floor's slice after it: with -diff_base, what admission costs them.
 	Profile      []byte `json:"-"`
 	FloorProfile []byte `json:"-"`
+	// APIServerProfile and APIServerFloorProfile are the API server's over
+	// the same slices: what a webhook's answers cost the API server (a
+	// mutating webhook's patch is applied and the object decoded again).
+	APIServerProfile      []byte `json:"-"`
+	APIServerFloorProfile []byte `json:"-"`
 }
 
 // admissionRun is one side's writes.
@@ -172,17 +179,18 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		time.Sleep(admissionSwitchPause)
 		// The second slice of each side is profiled: the first meets
 		// caches and connections still cold.
-		var profiled chan []byte
+		var profiled, apiProfiled chan []byte
 		if slice == 2 || slice == 3 {
-			profiled = make(chan []byte, 1)
+			profiled, apiProfiled = make(chan []byte, 1), make(chan []byte, 1)
 			go func() { profiled <- profileReplicas(ctx, pprofPorts, admissionSlice) }()
+			go func() { apiProfiled <- profileAPIServer(ctx, c.Config, admissionSlice) }()
 		}
 		loads[floor].run(ctx, admissionSlice)
 		if profiled != nil {
 			if floor {
-				res.FloorProfile = <-profiled
+				res.FloorProfile, res.APIServerFloorProfile = <-profiled, <-apiProfiled
 			} else {
-				res.Profile = <-profiled
+				res.Profile, res.APIServerProfile = <-profiled, <-apiProfiled
 			}
 		}
 		if restore != nil {
@@ -230,6 +238,25 @@ func profileReplicas(ctx context.Context, ports []int, d time.Duration) []byte {
 		return nil
 	}
 	return b.Bytes()
+}
+
+// profileAPIServer is the API server's CPU profile over d, from its own
+// /debug/pprof (on by default; the cluster's admin may read it); nil (and
+// a log line) when it cannot be had.
+func profileAPIServer(ctx context.Context, cfg *rest.Config, d time.Duration) []byte {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = d + 30*time.Second
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err == nil {
+		var b []byte
+		b, err = cs.RESTClient().Get().AbsPath("/debug/pprof/profile").
+			Param("seconds", strconv.Itoa(int(d.Seconds()))).DoRaw(ctx)
+		if err == nil {
+			return b
+		}
+	}
+	harness.Logf("bench: no CPU profile of the API server: %v", err)
+	return nil
 }
 
 // reviews sums the access reviews the replicas asked for.

@@ -458,7 +458,11 @@ func save(r *results) (string, error) {
 	}
 	if a := r.Admission; a != nil && len(a.Profile) > 0 && len(a.FloorProfile) > 0 {
 		// Read with: go tool pprof -top -diff_base <floor> <operator>
-		for name, p := range map[string][]byte{"admission": a.Profile, "admission-floor": a.FloorProfile} {
+		for name, p := range map[string][]byte{"admission": a.Profile, "admission-floor": a.FloorProfile,
+			"admission-apiserver": a.APIServerProfile, "admission-apiserver-floor": a.APIServerFloorProfile} {
+			if len(p) == 0 {
+				continue
+			}
 			if err := os.WriteFile(base+"."+name+"-cpu.pb.gz", p, 0o644); err != nil {
 				return "", err
 			}
