@@ -203,10 +203,13 @@ func flatness(points []curvePoint, earlier map[int]curvePoint) (string, bool) {
 	parts := make([]string, 0, len(points))
 	ok := true
 	for _, p := range points {
+		if p.Tasks%2 != 0 {
+			continue // no size is its half
+		}
 		half, here := bySize[p.Tasks/2]
 		from := ""
 		if !here {
-			if half, here = earlier[p.Tasks/2]; !here || p.Tasks%2 != 0 {
+			if half, here = earlier[p.Tasks/2]; !here {
 				continue
 			}
 			from = fmt.Sprintf(", measured earlier (%s)", half.Measured.Format("2006-01-02 15:04"))

@@ -390,21 +390,20 @@ func (c *Cluster) script(ctx context.Context, args ...string) (string, error) {
 // end of the script's output, which a test's own output does not show.
 func (c *Cluster) create(ctx context.Context) (string, error) {
 	args := append([]string{"up", c.Name}, c.Options.KwokctlArgs...)
-	out, err := c.script(ctx, args...)
-	if err == nil || ctx.Err() != nil {
-		if err != nil {
-			return "", fmt.Errorf("creating kwok cluster %s with %s: %w", c.Name, clusterScript, err)
-		}
+	out, first := c.script(ctx, args...)
+	if first == nil {
 		return out, nil
 	}
-	first := err
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("creating kwok cluster %s with %s: %w", c.Name, clusterScript, first)
+	}
 	Logf("creating kwok cluster %s failed, deleting it and trying once more: %v", c.Name, first)
 	logComponentTails(c.Name)
 	if derr := c.Down(); derr != nil {
 		return "", fmt.Errorf("creating kwok cluster %s with %s: %w; deleting it to try again: %v",
 			c.Name, clusterScript, first, derr)
 	}
-	out, err = c.script(ctx, args...)
+	out, err := c.script(ctx, args...)
 	if err != nil {
 		return "", fmt.Errorf("creating kwok cluster %s with %s, twice: first %v; then %w", c.Name, clusterScript, first, err)
 	}
