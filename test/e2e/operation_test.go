@@ -288,6 +288,28 @@ func scrape(t *testing.T, endpoint, token string) (int, string) {
 	return resp.StatusCode, string(body)
 }
 
+// replicaTargets are the shared operator's live replicas as a cluster's
+// Prometheus scrapes them, every pod with a token of a ServiceAccount of
+// ns: both serve the webhooks, and leadership may move while a test runs
+// (a starved replica that cannot renew its Lease steps down), so one
+// replica's series alone may lack what the test made.
+func replicaTargets(t *testing.T, ns string) []harness.ScrapeTarget {
+	t.Helper()
+	token := scraperToken(t, ns)
+	live := operator.Live()
+	targets := make([]harness.ScrapeTarget, 0, len(live))
+	for _, m := range live {
+		targets = append(targets, harness.ScrapeTarget{
+			Job:                "platform-operator-" + m.Name,
+			Address:            fmt.Sprintf("%s:%d", localwebhook.Host, m.MetricsPort),
+			Scheme:             "https",
+			BearerToken:        token,
+			InsecureSkipVerify: true,
+		})
+	}
+	return targets
+}
+
 // TestMetrics_RealPrometheusScrapesTheManager runs the Prometheus server that
 // `make tools` builds against the replicas, as a cluster's Prometheus would
 // scrape them (HTTPS, a ServiceAccount token), and asks it for every
@@ -301,23 +323,7 @@ func TestMetrics_RealPrometheusScrapesTheManager(t *testing.T) {
 	g.Expect(cluster.Client.Create(ctx, testutil.NewScheduleTask(ns, "observed", yearly, staleAfter(3600)))).To(Succeed())
 	g.Expect(cluster.Client.Create(ctx, testutil.NewManualTaskRun(ns, "observed-now", "observed"))).To(Succeed())
 
-	// Every replica, as a cluster's Prometheus scrapes every pod: both
-	// serve the webhooks, and leadership may move while the test runs (a
-	// starved replica that cannot renew its Lease steps down), so one
-	// replica's series alone may lack the run this test made.
-	token := scraperToken(t, ns)
-	live := operator.Live()
-	targets := make([]harness.ScrapeTarget, 0, len(live))
-	for _, m := range live {
-		targets = append(targets, harness.ScrapeTarget{
-			Job:                "platform-operator-" + m.Name,
-			Address:            fmt.Sprintf("%s:%d", localwebhook.Host, m.MetricsPort),
-			Scheme:             "https",
-			BearerToken:        token,
-			InsecureSkipVerify: true,
-		})
-	}
-	prom, err := harness.StartPrometheus(ctx, t.TempDir(), targets...)
+	prom, err := harness.StartPrometheus(ctx, t.TempDir(), replicaTargets(t, ns)...)
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(prom.Stop)
 
@@ -370,16 +376,17 @@ func TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires(t *testing.T)
 		got.Spec.Image = "harbor.example.com/kwok-image-pull-backoff/order-service:v1.2.4"
 	})
 
-	target := leader(t)
+	// The run's failure reaches the task's status first: a test failing
+	// here is not about the alerts.
+	g.Eventually(func(g Gomega) {
+		st := &platformv1.ScheduleTask{}
+		g.Expect(cluster.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "alerting"}, st)).To(Succeed())
+		g.Expect(st.Status.ConsecutiveFailures).To(BeNumerically(">=", 1), "the failed run is counted")
+	}).WithTimeout(minuteTimeout).WithPolling(time.Second).Should(Succeed())
+
 	prom, err := harness.StartPrometheusWith(ctx, t.TempDir(), harness.PrometheusOptions{
 		RuleFiles: []string{filepath.Join(cluster.Repo, "config", "prometheus", "alerts", "platform-operator.rules.yaml")},
-		Targets: []harness.ScrapeTarget{{
-			Job:                "platform-operator",
-			Address:            fmt.Sprintf("%s:%d", localwebhook.Host, target.MetricsPort),
-			Scheme:             "https",
-			BearerToken:        scraperToken(t, ns),
-			InsecureSkipVerify: true,
-		}},
+		Targets:   replicaTargets(t, ns),
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(prom.Stop)
@@ -397,6 +404,18 @@ func TestAlertRules_RealPrometheusLoadsThemAndTheFailingAlertFires(t *testing.T)
 			}
 		}
 		g.Expect(loaded).To(Equal(9), "every rule of the file is loaded")
+
+		// What the alerts are computed from: a scrape that fails (the
+		// metrics endpoint asks the API server to review the token) is
+		// said with its error.
+		targets, err := prom.API().Targets(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		var scraped []string
+		for _, tg := range targets.Active {
+			scraped = append(scraped, fmt.Sprintf("%s %s %s", tg.ScrapeURL, tg.Health, tg.LastError))
+		}
+		g.Expect(targets.Active).To(ContainElement(HaveField("Health", promv1.HealthGood)),
+			"a replica is scraped: %v", scraped)
 
 		alerts, err := prom.API().Alerts(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
