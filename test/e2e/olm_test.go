@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/example/platform-operator/internal/yamldoc"
+	"github.com/example/platform-operator/test/harness"
 )
 
 // olmCertDir is where OLM mounts the webhook certificate it issues.
@@ -126,8 +127,7 @@ func TestOLM_BundleIsAdmittedByTheAPIServer(t *testing.T) {
 		}
 	})
 	g.Expect(cluster.Kubectl(ctx, olmCRDs, "apply", "--server-side", "-f", "-")).To(Succeed())
-	g.Expect(cluster.Kubectl(ctx, olmCRDs, "wait", "--for=condition=Established", "--timeout=2m", "-f", "-")).
-		To(Succeed())
+	g.Expect(harness.WaitEstablished(ctx, cluster.Client, "operators.coreos.com", 2*time.Minute)).To(Succeed())
 
 	ns := newNamespace(t)
 	// --force-conflicts: the e2e install owns the CRDs' and ClusterRoles'

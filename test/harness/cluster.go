@@ -134,17 +134,17 @@ func (c *Cluster) Up(ctx context.Context) error {
 			return fmt.Errorf("installing the Gateway API CRDs into cluster %s: %w", c.Name, err)
 		}
 	}
-	if err := waitEstablished(ctx, c.Client, gatewayv1.GroupName, time.Minute); err != nil {
+	if err := WaitEstablished(ctx, c.Client, gatewayv1.GroupName, time.Minute); err != nil {
 		return err
 	}
-	return waitEstablished(ctx, c.Client, platformv1.GroupVersion.Group, time.Minute)
+	return WaitEstablished(ctx, c.Client, platformv1.GroupVersion.Group, time.Minute)
 }
 
-// waitEstablished waits until every CRD of group is Established. kubectl
+// WaitEstablished waits until every CRD of group is Established. kubectl
 // wait --for condition=Established is no help here: on a CRD whose status
 // has no conditions yet (a large one, just applied) it fails at once with
 // ".status.conditions accessor error" instead of waiting.
-func waitEstablished(ctx context.Context, c client.Client, group string, timeout time.Duration) error {
+func WaitEstablished(ctx context.Context, c client.Client, group string, timeout time.Duration) error {
 	var pending []string
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		var list apiextensionsv1.CustomResourceDefinitionList
