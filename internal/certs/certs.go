@@ -5,8 +5,10 @@
 // and a certificate in a Secret of the manager's namespace, the CA injected
 // into the webhook configurations and the CRD's conversion, both rotated
 // before they expire. It wires github.com/open-policy-agent/cert-controller,
-// which does the work, on the leader only; every replica serves with the
-// files the kubelet mounts from the Secret.
+// which does the work, on the leader only, and gives the serving
+// certificate an ECDSA key in place of cert-controller's RSA one (see
+// servingKey); every replica serves with the files the kubelet mounts from
+// the Secret.
 package certs
 
 import (
@@ -104,6 +106,9 @@ func AddRotator(mgr ctrl.Manager, o Options) error {
 		RequireLeaderElection: true,
 		EnableReadinessCheck:  true,
 	}); err != nil {
+		return err
+	}
+	if err := mgr.Add(&servingKey{reader: mgr.GetAPIReader(), writer: mgr.GetClient(), secret: secret}); err != nil {
 		return err
 	}
 	return mgr.Add(&certFiles{dir: o.CertDir, ready: o.Ready})

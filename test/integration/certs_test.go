@@ -104,4 +104,32 @@ func TestCerts_ManagerMakesInjectsAndMountsItsOwnCertificate(t *testing.T) {
 	_, err = cert.Verify(x509.VerifyOptions{DNSName: certs.ServiceName + "." + ns + ".svc", Roots: pool})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cert.NotAfter).To(BeTemporally(">", time.Now().Add(24*time.Hour)))
+
+	// The pair served comes to be ECDSA, from the same CA, and
+	// cert-controller leaves it there: the Secret is written no more.
+	g.Eventually(func(g Gomega) {
+		certPEM, err := os.ReadFile(filepath.Join(certDir, "tls.crt"))
+		g.Expect(err).NotTo(HaveOccurred())
+		cert := servingCert(g, certPEM)
+		_, err = cert.Verify(x509.VerifyOptions{DNSName: certs.ServiceName + "." + ns + ".svc", Roots: pool})
+		g.Expect(err).NotTo(HaveOccurred())
+	}, timeout, poll).Should(Succeed())
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
+	written := secret.ResourceVersion
+	g.Expect(secret.Data["ca.crt"]).To(Equal(caPEM), "the CA is cert-controller's still")
+	g.Consistently(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
+		g.Expect(secret.ResourceVersion).To(Equal(written), "the Secret was written again")
+	}, 3*time.Second, poll).Should(Succeed())
+}
+
+// servingCert parses a serving certificate in PEM and expects its key to be
+// ECDSA, as the manager makes it.
+func servingCert(g Gomega, certPEM []byte) *x509.Certificate {
+	block, _ := pem.Decode(certPEM)
+	g.Expect(block).NotTo(BeNil(), "a certificate in PEM")
+	cert, err := x509.ParseCertificate(block.Bytes)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cert.PublicKeyAlgorithm).To(Equal(x509.ECDSA), "the serving key")
+	return cert
 }

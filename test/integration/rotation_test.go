@@ -183,5 +183,7 @@ func TestCerts_RotatorWorksWithTheGeneratedRBACOnly(t *testing.T) {
 		g.Expect(secret.Data["ca.crt"]).NotTo(BeEmpty())
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(vwc), vwc)).To(Succeed())
 		g.Expect(bytes.TrimSpace(vwc.Webhooks[0].ClientConfig.CABundle)).To(Equal(bytes.TrimSpace(secret.Data["ca.crt"])))
+		// The serving key made ECDSA needs nothing more either.
+		servingCert(g, secret.Data[corev1.TLSCertKey])
 	}, timeout, poll).Should(Succeed())
 }
