@@ -6,7 +6,10 @@
 package testutil
 
 import (
+	"context"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	platformv1 "github.com/example/platform-operator/api/v1"
 )
@@ -61,4 +64,21 @@ func NewManualTaskRun(namespace, name, task string) *platformv1.TaskRun {
 			Trigger:          platformv1.TriggerManual,
 		},
 	}
+}
+
+// RestrictedAdmitted reports whether the operator's admission treats
+// namespace as enforcing the restricted Pod Security Standard: it creates a
+// ScheduleTask there in a server-side dry run, which the mutating webhook
+// sees and nothing stores, and looks for the restricted defaults in what
+// comes back. The webhook reads a namespace's labels from the manager's
+// cache, as the API server's Pod Security admission does, so a test that
+// labels a namespace waits for this before it creates what must be
+// restricted.
+func RestrictedAdmitted(ctx context.Context, c client.Client, namespace string) (bool, error) {
+	probe := NewScheduleTask(namespace, "restricted-probe")
+	if err := c.Create(ctx, probe, client.DryRunAll); err != nil {
+		return false, err
+	}
+	sc := probe.Spec.SecurityContext
+	return sc != nil && sc.RunAsNonRoot != nil && *sc.RunAsNonRoot, nil
 }

@@ -56,6 +56,11 @@ func enforceRestricted(t *testing.T, c *harness.Cluster, ns string) {
 		}
 		n.Labels[podsecurity.EnforceLabel] = podsecurity.Restricted
 	})).To(Succeed())
+	// The webhooks read the label from the manager's cache: what the test
+	// creates next must meet it there.
+	NewWithT(t).Eventually(func() (bool, error) {
+		return testutil.RestrictedAdmitted(t.Context(), c.Client, ns)
+	}).WithTimeout(30*time.Second).WithPolling(100*time.Millisecond).Should(BeTrue(), "admission sees %s restricted", ns)
 }
 
 // waitRunSucceeded waits until TaskRun name in namespace ns of c has

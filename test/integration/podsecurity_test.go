@@ -27,6 +27,11 @@ func restrict(g Gomega, name string) {
 	}
 	ns.Labels[podsecurity.EnforceLabel] = podsecurity.Restricted
 	g.Expect(k8sClient.Update(context.Background(), ns)).To(Succeed())
+	// The webhooks read the label from the manager's cache: what the test
+	// creates next must meet it there.
+	g.Eventually(func() (bool, error) {
+		return testutil.RestrictedAdmitted(context.Background(), k8sClient, name)
+	}, timeout, poll).Should(BeTrue(), "admission sees %s restricted", name)
 }
 
 // restrictedContainer is what the webhook stores on a container that says

@@ -69,9 +69,9 @@ type AppDeploymentWebhook struct {
 	// Scope is the canary analysis's: criteria's queries are checked
 	// against it for the AppDeployment's namespace.
 	Scope analysis.Scope
-	// Namespaces reads, uncached, a new AppDeployment's namespace for its
-	// Pod Security level, and the HTTPRoute (and its CRD) a weighted canary
-	// names.
+	// Namespaces reads a new AppDeployment's namespace for its Pod Security
+	// level, and the HTTPRoute (and its CRD) a weighted canary names, from
+	// the cache when it holds them (see cacheFirst).
 	Namespaces client.Reader
 }
 
@@ -324,7 +324,8 @@ func (v *AppDeploymentWebhook) mayNotRoute(ctx context.Context, u authentication
 // SetupAppDeploymentWebhook registers the AppDeployment webhooks with the
 // manager.
 func SetupAppDeploymentWebhook(mgr ctrl.Manager, served namespaces.Set, scope analysis.Scope) error {
-	v := &AppDeploymentWebhook{Client: mgr.GetClient(), Scope: scope, Namespaces: mgr.GetAPIReader()}
+	v := &AppDeploymentWebhook{Client: mgr.GetClient(), Scope: scope,
+		Namespaces: cacheFirst{cache: mgr.GetCache(), live: mgr.GetAPIReader()}}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.AppDeployment{}).
 		WithValidator(servedValidator[*platformv1.AppDeployment]{served, v}).
 		WithDefaulter(servedDefaulter[*platformv1.AppDeployment]{served, v}).

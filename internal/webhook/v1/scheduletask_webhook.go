@@ -50,8 +50,8 @@ import (
 type ScheduleTaskWebhook struct {
 	// Client creates SubjectAccessReviews.
 	Client client.Client
-	// Namespaces reads a new task's namespace, uncached, for its Pod
-	// Security level.
+	// Namespaces reads a new task's namespace for its Pod Security level,
+	// from the cache when it holds it (see cacheFirst).
 	Namespaces client.Reader
 }
 
@@ -231,7 +231,8 @@ func onlyForbidden(errs field.ErrorList) bool {
 
 // SetupScheduleTaskWebhook registers the ScheduleTask webhooks with the manager.
 func SetupScheduleTaskWebhook(mgr ctrl.Manager, served namespaces.Set) error {
-	v := &ScheduleTaskWebhook{Client: mgr.GetClient(), Namespaces: mgr.GetAPIReader()}
+	v := &ScheduleTaskWebhook{Client: mgr.GetClient(),
+		Namespaces: cacheFirst{cache: mgr.GetCache(), live: mgr.GetAPIReader()}}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.ScheduleTask{}).
 		WithValidator(servedValidator[*platformv1.ScheduleTask]{served, v}).
 		WithDefaulter(servedDefaulter[*platformv1.ScheduleTask]{served, v}).

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/example/platform-operator/internal/analysis"
+	"github.com/example/platform-operator/internal/cacheblock"
 	"github.com/example/platform-operator/internal/namespaces"
 )
 
@@ -28,6 +29,14 @@ func Setup(mgr ctrl.Manager, served namespaces.Set, scope analysis.Scope) error 
 	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return err
+	}
+	if served.All() {
+		// Every create reads its namespace's labels: from memory, as the
+		// API server's own Pod Security admission does. A manager serving
+		// some namespaces may only get those, so it reads them live.
+		if err := cacheblock.WarmInformers(mgr.GetCache(), NamespaceMetadata()); err != nil {
+			return err
+		}
 	}
 	if err := SetupScheduleTaskWebhook(mgr, served); err != nil {
 		return fmt.Errorf("set up ScheduleTask webhook: %w", err)

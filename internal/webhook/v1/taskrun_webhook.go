@@ -45,8 +45,9 @@ func parametersPath(s *platformv1.TaskRunSpec) *field.Path {
 // labels and annotations; a user may only ask for a manual run of a task,
 // and only with the right to start it.
 type TaskRunWebhook struct {
-	// Reader looks up the named ScheduleTask, past the cache: a task created a
-	// moment ago must be found.
+	// Reader looks up the named ScheduleTask, in the cache and, when it is
+	// not there, past it: a task created a moment ago must be found (see
+	// cacheFirst).
 	Reader client.Reader
 	// Client creates SubjectAccessReviews.
 	Client client.Client
@@ -315,7 +316,8 @@ func (w *TaskRunWebhook) byOperator(ctx context.Context) (bool, error) {
 
 // SetupTaskRunWebhook registers the TaskRun webhooks with the manager.
 func SetupTaskRunWebhook(mgr ctrl.Manager, served namespaces.Set, operatorUser func(context.Context) (string, error)) error {
-	w := &TaskRunWebhook{Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), OperatorUser: operatorUser}
+	w := &TaskRunWebhook{Reader: cacheFirst{cache: mgr.GetCache(), live: mgr.GetAPIReader()}, Client: mgr.GetClient(),
+		OperatorUser: operatorUser}
 	return ctrl.NewWebhookManagedBy(mgr, &platformv1.TaskRun{}).
 		WithValidator(servedValidator[*platformv1.TaskRun]{served, w}).
 		WithDefaulter(servedDefaulter[*platformv1.TaskRun]{served, w}).
