@@ -70,6 +70,9 @@ type admissionResult struct {
 	// AccessReviewsPerWrite are the access reviews the webhooks asked for,
 	// per write through them.
 	AccessReviewsPerWrite float64 `json:"accessReviewsPerWrite"`
+	// Served is what the replicas' webhook server saw of the operator's
+	// slices: the client's time is the API server's and theirs.
+	Served admissionServed `json:"served"`
 	// Profile and FloorProfile are the replicas' CPU profiles (pprof, both
 	// replicas merged) over one of the operator's slices and over the
 	// floor's slice after it: with -diff_base, what admission costs them.
@@ -80,6 +83,27 @@ type admissionResult struct {
 	// mutating webhook's patch is applied and the object decoded again).
 	APIServerProfile      []byte `json:"-"`
 	APIServerFloorProfile []byte `json:"-"`
+}
+
+// admissionServed is the replicas' own account of the requests they
+// served (the floor's slices send them none).
+type admissionServed struct {
+	// Requests are the admission and conversion requests their webhooks
+	// handled; MeanSeconds and P99UpToSeconds (the upper bound of the
+	// bucket p99 falls in) the time each took in the handler.
+	Requests       float64 `json:"requests"`
+	MeanSeconds    float64 `json:"meanSeconds"`
+	P99UpToSeconds float64 `json:"p99UpToSeconds"`
+	// Refused are the requests and connections the server refused before
+	// any webhook saw them (429 beyond the in-flight limit among them).
+	Refused float64 `json:"refused"`
+	// MeanSecondsByPath is MeanSeconds by the webhook's path.
+	MeanSecondsByPath map[string]float64 `json:"meanSecondsByPath"`
+	// LimiterWaitMeanSeconds and APIMeanSeconds are the replicas' client
+	// requests over the whole run (both sides' slices): the mean wait in
+	// the client's rate limiter, and the mean time the API server took.
+	LimiterWaitMeanSeconds float64 `json:"limiterWaitMeanSeconds"`
+	APIMeanSeconds         float64 `json:"apiMeanSeconds"`
 }
 
 // admissionRun is one side's writes.
@@ -160,7 +184,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		}
 		loads[floor] = l
 	}
-	reviewsBefore, err := reviews(ctx, replicas)
+	before, err := replicasSample(ctx, replicas)
 	if err != nil {
 		return nil, err
 	}
@@ -197,13 +221,25 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 			restore()
 		}
 	}
-	reviewsAfter, err := reviews(ctx, replicas)
+	after, err := replicasSample(ctx, replicas)
 	if err != nil {
 		return nil, err
 	}
 	res.Operator, res.Floor = loads[false].summary(), loads[true].summary()
 	if res.Operator.Writes > 0 {
-		res.AccessReviewsPerWrite = (reviewsAfter - reviewsBefore) / float64(res.Operator.Writes)
+		res.AccessReviewsPerWrite = (after.reviews - before.reviews) / float64(res.Operator.Writes)
+	}
+	res.Served = admissionServed{
+		Requests:       after.webhookTime.count - before.webhookTime.count,
+		MeanSeconds:    meanDelta(before.webhookTime, after.webhookTime),
+		P99UpToSeconds: quantileUpTo(before.webhookBuckets, after.webhookBuckets, 0.99),
+		Refused:        after.webhookRefused - before.webhookRefused,
+	}
+	res.Served.LimiterWaitMeanSeconds = meanDelta(before.limiterWait, after.limiterWait)
+	res.Served.APIMeanSeconds = meanDelta(before.apiTime, after.apiTime)
+	res.Served.MeanSecondsByPath = map[string]float64{}
+	for path, t := range after.webhookByPath {
+		res.Served.MeanSecondsByPath[path] = meanDelta(before.webhookByPath[path], t)
 	}
 	return res, nil
 }
@@ -259,17 +295,41 @@ func profileAPIServer(ctx context.Context, cfg *rest.Config, d time.Duration) []
 	return nil
 }
 
-// reviews sums the access reviews the replicas asked for.
-func reviews(ctx context.Context, replicas []*harness.Manager) (float64, error) {
-	var n float64
+// replicasSample sums what admission's figure reads of the replicas'
+// metrics: the access reviews they asked for, and their webhook server's
+// refusals and handling times.
+func replicasSample(ctx context.Context, replicas []*harness.Manager) (sample, error) {
+	var total sample
 	for _, m := range replicas {
 		s, err := scrape(ctx, m)
 		if err != nil {
-			return 0, err
+			return sample{}, err
 		}
-		n += s.reviews
+		total.reviews += s.reviews
+		total.webhookRefused += s.webhookRefused
+		total.limiterWait.sum += s.limiterWait.sum
+		total.limiterWait.count += s.limiterWait.count
+		total.apiTime.sum += s.apiTime.sum
+		total.apiTime.count += s.apiTime.count
+		total.webhookTime.sum += s.webhookTime.sum
+		total.webhookTime.count += s.webhookTime.count
+		if total.webhookByPath == nil {
+			total.webhookByPath = map[string]sumCount{}
+		}
+		for path, t := range s.webhookByPath {
+			sum := total.webhookByPath[path]
+			sum.sum += t.sum
+			sum.count += t.count
+			total.webhookByPath[path] = sum
+		}
+		for i, b := range s.webhookBuckets {
+			if i == len(total.webhookBuckets) {
+				total.webhookBuckets = append(total.webhookBuckets, bucket{le: b.le})
+			}
+			total.webhookBuckets[i].count += b.count
+		}
 	}
-	return n, nil
+	return total, nil
 }
 
 // admissionLoad writes, in its namespace, the mix of writes the operator
@@ -459,6 +519,15 @@ func admissionRows(tw io.Writer, r *results) {
 	row(tw, "", "floor: a no-op webhook server in the operator's place",
 		fmt.Sprintf("p50 %s  p99 %s  max %s (%d writes, %d refused, %d timed out)",
 			ms(fl.Latency.P50), ms(fl.Latency.P99), ms(fl.Latency.Max), fl.Writes, fl.Refused, fl.TimedOut), "-", true)
+	row(tw, "", "  at the replicas, per webhook request",
+		fmt.Sprintf("mean %s  p99 <= %s in the handler (%.0f requests); %.0f refused before a webhook",
+			ms(a.Served.MeanSeconds), ms(a.Served.P99UpToSeconds), a.Served.Requests, a.Served.Refused), "-", true)
+	row(tw, "", "  the replicas' requests to the API server",
+		fmt.Sprintf("mean %s in their client's rate limiter, then %s answering", ms(a.Served.LimiterWaitMeanSeconds),
+			ms(a.Served.APIMeanSeconds)), "-", true)
+	for _, path := range slices.Sorted(maps.Keys(a.Served.MeanSecondsByPath)) {
+		row(tw, "", "    "+path, "mean "+ms(a.Served.MeanSecondsByPath[path]), "-", true)
+	}
 	for _, kind := range slices.Sorted(maps.Keys(op.ByKind)) {
 		o, f := op.ByKind[kind], fl.ByKind[kind]
 		row(tw, "", "  "+kind,

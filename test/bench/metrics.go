@@ -64,6 +64,16 @@ type sample struct {
 	// over every verb, with limiterBuckets the limiter's histogram.
 	limiterWait, apiTime sumCount
 	limiterBuckets       []bucket
+	// webhookRefused counts the webhook server's refusals before any
+	// webhook saw the request (platform_operator_webhook_rejected_total:
+	// 429s beyond --webhook-max-in-flight among them); webhookTime and
+	// webhookBuckets time its webhooks' handling of each request
+	// (controller_runtime_webhook_latency_seconds).
+	webhookRefused float64
+	webhookTime    sumCount
+	webhookBuckets []bucket
+	// webhookByPath is webhookTime by the webhook's path.
+	webhookByPath map[string]sumCount
 	// cpuSeconds is the manager's CPU time (process_cpu_seconds_total).
 	cpuSeconds float64
 	// lateness is the canary measurements' lateness histogram
@@ -186,6 +196,16 @@ func scrape(ctx context.Context, m *harness.Manager) (sample, error) {
 	}
 	s.limiterWait, s.limiterBuckets = histogramSum(families["rest_client_rate_limiter_duration_seconds"])
 	s.apiTime, _ = histogramSum(families["rest_client_request_duration_seconds"])
+	s.webhookRefused = sum(families["platform_operator_webhook_rejected_total"])
+	s.webhookTime, s.webhookBuckets = histogramSum(families["controller_runtime_webhook_latency_seconds"])
+	s.webhookByPath = map[string]sumCount{}
+	for _, m := range families["controller_runtime_webhook_latency_seconds"].GetMetric() {
+		h := m.GetHistogram()
+		t := s.webhookByPath[label(m, "webhook")]
+		t.sum += h.GetSampleSum()
+		t.count += float64(h.GetSampleCount())
+		s.webhookByPath[label(m, "webhook")] = t
+	}
 	s.cpuSeconds = sum(families["process_cpu_seconds_total"])
 	_, s.lateness = histogramSum(families["platform_operator_appdeployment_analysis_lateness_seconds"])
 	s.reconciles = sum(families["controller_runtime_reconcile_total"])
