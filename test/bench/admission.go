@@ -13,10 +13,13 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -116,6 +119,13 @@ type admissionRun struct {
 	ByKind map[string]stats `json:"byKind"`
 	// FirstRefusal is the first refused or timed-out write's error.
 	FirstRefusal string `json:"firstRefusal,omitempty"`
+	// WebhookCallMeanSeconds is the mean time of a call to one of the
+	// project's webhooks as the API server timed it
+	// (apiserver_admission_webhook_admission_duration_seconds): the
+	// handler's, the transport's and the server's time to be scheduled.
+	WebhookCallMeanSeconds float64 `json:"webhookCallMeanSeconds"`
+	// WebhookCalls counts those calls.
+	WebhookCalls float64 `json:"webhookCalls"`
 }
 
 // admissionWrite is one write of the load.
@@ -188,6 +198,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	calls := map[bool]sumCount{}
 	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", rate)
 	for slice := range 2 * int(admissionSeconds*time.Second/admissionSlice) {
 		floor := slice%2 == 1
@@ -209,7 +220,16 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 			go func() { profiled <- profileReplicas(ctx, pprofPorts, admissionSlice) }()
 			go func() { apiProfiled <- profileAPIServer(ctx, c.Config, admissionSlice) }()
 		}
+		callsBefore, callsErr := webhookCalls(ctx, c.Config)
 		loads[floor].run(ctx, admissionSlice)
+		if callsAfter, err := webhookCalls(ctx, c.Config); err == nil && callsErr == nil {
+			t := calls[floor]
+			t.sum += callsAfter.sum - callsBefore.sum
+			t.count += callsAfter.count - callsBefore.count
+			calls[floor] = t
+		} else {
+			harness.Logf("bench: the API server's webhook call times: %v", errors.Join(callsErr, err))
+		}
 		if profiled != nil {
 			if floor {
 				res.FloorProfile, res.APIServerFloorProfile = <-profiled, <-apiProfiled
@@ -226,6 +246,9 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		return nil, err
 	}
 	res.Operator, res.Floor = loads[false].summary(), loads[true].summary()
+	for side, run := range map[bool]*admissionRun{false: &res.Operator, true: &res.Floor} {
+		run.WebhookCallMeanSeconds, run.WebhookCalls = meanDelta(sumCount{}, calls[side]), calls[side].count
+	}
 	if res.Operator.Writes > 0 {
 		res.AccessReviewsPerWrite = (after.reviews - before.reviews) / float64(res.Operator.Writes)
 	}
@@ -293,6 +316,33 @@ func profileAPIServer(ctx context.Context, cfg *rest.Config, d time.Duration) []
 	}
 	harness.Logf("bench: no CPU profile of the API server: %v", err)
 	return nil
+}
+
+// webhookCalls sums the API server's timings of its calls to the
+// project's webhooks (apiserver_admission_webhook_admission_duration_seconds
+// of the webhooks named *.platform.example.com), from its /metrics.
+func webhookCalls(ctx context.Context, cfg *rest.Config) (sumCount, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return sumCount{}, err
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return sumCount{}, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return sumCount{}, err
+	}
+	var total sumCount
+	for _, m := range families["apiserver_admission_webhook_admission_duration_seconds"].GetMetric() {
+		if strings.HasSuffix(label(m, "name"), "."+platformv1.GroupVersion.Group) {
+			total.sum += m.GetHistogram().GetSampleSum()
+			total.count += float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	return total, nil
 }
 
 // replicasSample sums what admission's figure reads of the replicas'
@@ -519,6 +569,9 @@ func admissionRows(tw io.Writer, r *results) {
 	row(tw, "", "floor: a no-op webhook server in the operator's place",
 		fmt.Sprintf("p50 %s  p99 %s  max %s (%d writes, %d refused, %d timed out)",
 			ms(fl.Latency.P50), ms(fl.Latency.P99), ms(fl.Latency.Max), fl.Writes, fl.Refused, fl.TimedOut), "-", true)
+	row(tw, "", "  a webhook call, as the API server times it",
+		fmt.Sprintf("mean %s (%.0f calls); floor mean %s (%.0f calls)", ms(op.WebhookCallMeanSeconds), op.WebhookCalls,
+			ms(fl.WebhookCallMeanSeconds), fl.WebhookCalls), "-", true)
 	row(tw, "", "  at the replicas, per webhook request",
 		fmt.Sprintf("mean %s  p99 <= %s in the handler (%.0f requests); %.0f refused before a webhook",
 			ms(a.Served.MeanSeconds), ms(a.Served.P99UpToSeconds), a.Served.Requests, a.Served.Refused), "-", true)
