@@ -261,6 +261,8 @@ type results struct {
 		ManagerCPUSeconds   float64 `json:"managerCpuSeconds"`
 		ManagerWrites       float64 `json:"managerWrites"`
 		ReconcileP99Seconds float64 `json:"reconcileP99Seconds"`
+		// ManagerWritesBy is ManagerWrites by "verb resource[/subresource]".
+		ManagerWritesBy map[string]float64 `json:"managerWritesBy,omitempty"`
 	} `json:"memory"`
 	Idle struct {
 		Seconds    float64 `json:"seconds"`
@@ -936,7 +938,7 @@ func (b *bench) memory(ctx context.Context) error {
 	m.RSSMiB, m.PeakRSSMiB, m.HeapMiB = mem.RSS/(1<<20), mem.Peak/(1<<20), s.heapInuse/(1<<20)
 	m.RSS = breakdown(mem, s)
 	m.ManagerCPUSeconds, m.ReconcileP99Seconds = s.cpuSeconds, quantile(s.reconcileTime, 0.99)
-	m.ManagerWrites, _ = storedWrites(sample{}, s)
+	m.ManagerWrites, m.ManagerWritesBy = storedWrites(sample{}, s)
 	selector, err := cacheblock.ChildSelector()
 	if err != nil {
 		return err

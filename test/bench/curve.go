@@ -48,6 +48,8 @@ type curvePoint struct {
 	// writes of the point, the runs' included.
 	WritesPerTask float64 `json:"managerWritesPerTask"`
 	Writes        float64 `json:"managerWrites"`
+	// WritesBy is Writes by "verb resource[/subresource]".
+	WritesBy map[string]float64 `json:"managerWritesBy,omitempty"`
 	// RSSMiB and LiveHeapMiB are the manager's memory once it is idle with
 	// every task and run in its cache.
 	RSSMiB      float64 `json:"rssMiB"`
@@ -95,7 +97,7 @@ func runCurve(ctx context.Context, cfg config, res *results) ([]curvePoint, erro
 			ConvergenceSeconds: c.OperatorSeconds, BaselineSeconds: c.BaselineSeconds,
 			Ratio: c.Ratio, FloorRatio: c.FloorRatio,
 			ColdStartSeconds: cold.ReadySeconds, ColdStartFloorSeconds: cold.FloorSeconds, ColdStartWrites: cold.Writes,
-			WritesPerTask: c.ManagerWritesPer, Writes: m.ManagerWrites,
+			WritesPerTask: c.ManagerWritesPer, Writes: m.ManagerWrites, WritesBy: m.ManagerWritesBy,
 			RSSMiB: m.RSSMiB, LiveHeapMiB: m.LiveHeapMiB,
 			CPUSeconds: m.ManagerCPUSeconds, ReconcileP99: m.ReconcileP99Seconds,
 			Measured: time.Now().UTC(),
