@@ -17,6 +17,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -260,4 +264,35 @@ func TestCluster_ControlPlaneOutlivesAStalledAPIServer(t *testing.T) {
 		Should(BeEmpty(), "components of the cluster that exited after the API server's stall")
 	ns := newNamespace(t)
 	t.Logf("namespace %s got its default ServiceAccount after the stall", ns)
+}
+
+// TestCluster_AControllerManagerThatDiedIsStartedAgain kills the
+// controller-manager as the kernel or a crash would, nobody having stopped
+// it: the watchdog reports it, and the next namespace a test asks for
+// starts it again (Cluster.Revive) and gets its ServiceAccount, where it
+// would otherwise wait two minutes and fail. Not parallel: the other tests
+// of this cluster need the controller-manager.
+func TestCluster_AControllerManagerThatDiedIsStartedAgain(t *testing.T) {
+	g := NewWithT(t)
+	pidFile := filepath.Join(filepath.Dir(cluster.Kubeconfig), "pids", "kube-controller-manager.pid")
+	data, err := os.ReadFile(pidFile)
+	g.Expect(err).NotTo(HaveOccurred())
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
+	g.Eventually(cluster.DeadComponents).WithTimeout(30*time.Second).
+		Should(ContainElement("kube-controller-manager"), "the watchdog saw it exit")
+
+	start := time.Now()
+	ns := newNamespace(t)
+	t.Logf("namespace %s got its default ServiceAccount %s after the controller-manager was killed",
+		ns, time.Since(start).Round(time.Millisecond))
+	g.Eventually(func() (bool, error) {
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false, err
+		}
+		again, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		return err == nil && again != pid && syscall.Kill(again, 0) == nil, err
+	}).WithTimeout(30*time.Second).Should(BeTrue(), "a new controller-manager runs")
 }

@@ -5,6 +5,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -47,10 +48,18 @@ func Namespace(t *testing.T, c *Cluster) string {
 	// whose pod was rejected retries only after a back-off. It takes
 	// milliseconds, and tens of seconds when every e2e test and a cluster
 	// starting for another share the two cores.
+	// A controller-manager that exited unasked makes none: it is started
+	// again (Revive).
 	gomega.NewWithT(t).Eventually(ctx, func() error {
 		key := client.ObjectKey{Namespace: ns.Name, Name: "default"}
-		return c.Client.Get(ctx, key, &corev1.ServiceAccount{})
-	}).WithTimeout(2*time.Minute).Should(gomega.Succeed(), func() string {
+		err := c.Client.Get(ctx, key, &corev1.ServiceAccount{})
+		if err != nil {
+			if _, rerr := c.Revive(ctx); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+		}
+		return err
+	}).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(gomega.Succeed(), func() string {
 		return fmt.Sprintf("default ServiceAccount in namespace %s (components of cluster %s that exited unasked: %v)",
 			ns.Name, c.Name, c.DeadComponents())
 	})

@@ -5,6 +5,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"sync"
@@ -35,6 +36,9 @@ type watchdog struct {
 
 	done chan struct{}
 	wg   sync.WaitGroup
+
+	// revive keeps two Revive calls from starting components at once.
+	revive sync.Mutex
 }
 
 // startWatchdog starts watching the components of the cluster whose
@@ -133,4 +137,41 @@ func (w *watchdog) logTail(name string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// deadNow returns the components that do not run now, when none was
+// stopped on purpose: kwokctl's start would start that one too.
+func (w *watchdog) deadNow() []string {
+	w.mu.Lock()
+	stopping := len(w.stopped) > 0
+	w.mu.Unlock()
+	if stopping {
+		return nil
+	}
+	var dead []string
+	for _, name := range clusterComponents {
+		if pid, err := componentPID(w.dir, name); err == nil && !alive(pid) {
+			dead = append(dead, name)
+		}
+	}
+	return dead
+}
+
+// Revive starts again the components of the cluster that exited though
+// nobody stopped them (the watchdog has logged the end of their logs), and
+// returns them; nothing while a component is stopped on purpose. A
+// controller-manager that died under the load of a whole layer would
+// otherwise fail every later test of its cluster.
+func (c *Cluster) Revive(ctx context.Context) ([]string, error) {
+	if c.watch == nil {
+		return nil, nil
+	}
+	c.watch.revive.Lock()
+	defer c.watch.revive.Unlock()
+	dead := c.watch.deadNow()
+	if len(dead) == 0 {
+		return nil, nil
+	}
+	Logf("cluster %s: starting %v again, which exited unasked", c.Name, dead)
+	return dead, c.StartComponents(ctx)
 }
