@@ -77,17 +77,21 @@ func watchService(t *testing.T, ad *platformv1.AppDeployment) *serviceWatch {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			// The Deployments first: a track the Service then selects was
-			// ready before it was switched to.
-			ready := map[string]int32{}
-			for track, name := range names {
-				d := &appsv1.Deployment{}
-				if err := cluster.Client.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: name}, d); err == nil {
-					ready[track] = d.Status.ReadyReplicas
-				}
-			}
+			// The Service first: the track it selects was switched to
+			// before the Deployments are read, so it was ready then, and
+			// its pods (which this test never fails) are ready still. Read
+			// the other way round, on a busy machine a track could become
+			// ready and be switched to between the two reads, and its
+			// earlier count would read as a switch too early.
 			svc := &corev1.Service{}
 			if err := cluster.Client.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: ad.Name}, svc); err == nil {
+				ready := map[string]int32{}
+				for track, name := range names {
+					d := &appsv1.Deployment{}
+					if err := cluster.Client.Get(ctx, client.ObjectKey{Namespace: ad.Namespace, Name: name}, d); err == nil {
+						ready[track] = d.Status.ReadyReplicas
+					}
+				}
 				sw.see(svc.Spec.Selector[platformv1.TrackLabel], ready, replicas)
 			}
 			select {
