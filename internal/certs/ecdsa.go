@@ -59,8 +59,6 @@ type servingKey struct {
 	reader client.Reader
 	writer client.Writer
 	secret types.NamespacedName
-	// now is the clock the pair's serial numbers come from; time.Now when nil.
-	now func() time.Time
 }
 
 // NeedLeaderElection: only the leader writes the Secret, as only it runs
@@ -110,7 +108,7 @@ func (s *servingKey) ensure(ctx context.Context) (pairState, error) {
 	if err := s.reader.Get(ctx, s.secret, secret); err != nil {
 		return pairPending, err
 	}
-	certPEM, keyPEM, state, err := reissueECDSA(secret.Data, s.clock())
+	certPEM, keyPEM, state, err := reissueECDSA(secret.Data, time.Now())
 	if err != nil || state != pairReplaced {
 		return state, err
 	}
@@ -119,14 +117,6 @@ func (s *servingKey) ensure(ctx context.Context) (pairState, error) {
 		return pairPending, err
 	}
 	return pairReplaced, nil
-}
-
-// clock returns the time now.
-func (s *servingKey) clock() time.Time {
-	if s.now != nil {
-		return s.now()
-	}
-	return time.Now()
 }
 
 // reissueECDSA returns an ECDSA P-256 certificate and key in PEM in place of
