@@ -238,8 +238,26 @@ func StartOperator(ctx context.Context, c *Cluster, o OperatorOptions) (*Operato
 }
 
 // StartReplica starts one more manager process and waits until it is ready.
-// args are extra flags of this replica, after the operator's own.
+// args are extra flags of this replica, after the operator's own. A replica
+// that could not listen on a port FreePort picked, taken meanwhile by
+// another process of the machine (kwokctl picks its components' ports the
+// same way), is started once more on new ports.
 func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, error) {
+	p, err := d.startReplica(ctx, args...)
+	// An operator that restarts its replicas restarts this one anyway.
+	if err != nil && p != nil && !d.restart && strings.Contains(tail(p.LogPath), "address already in use") {
+		Logf("%s found a port it was given taken; starting a replica on new ports", p.Name)
+		p, err = d.startReplica(ctx, args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// startReplica is StartReplica's one attempt; it returns the replica that
+// did not become ready with the error.
+func (d *Operator) startReplica(ctx context.Context, args ...string) (*Manager, error) {
 	p := &Manager{exited: make(chan struct{}), args: args}
 	var err error
 	for _, port := range []*int{&p.ProbePort, &p.MetricsPort, &p.WebhookPort} {
@@ -303,7 +321,7 @@ func (d *Operator) StartReplica(ctx context.Context, args ...string) (*Manager, 
 	}
 
 	if err := p.WaitReady(ctx, time.Minute); err != nil {
-		return nil, err
+		return p, err
 	}
 	// The balancer's probe says so too within a period; the callers of
 	// StartReplica write at once.
