@@ -404,25 +404,21 @@ func (l *admissionLoad) seed(ctx context.Context) error {
 	return l.c.Create(ctx, st)
 }
 
-// run writes perSecond times a second for d, each write in its own
-// goroutine, and waits for the last.
+// run writes perSecond times a second for d (testutil.Pace, which makes
+// up a tick a busy machine delays), each write in its own goroutine, and
+// waits for the last.
 func (l *admissionLoad) run(ctx context.Context, d time.Duration) {
 	var wg sync.WaitGroup
-	tick := time.NewTicker(time.Second / time.Duration(l.perSecond))
-	defer tick.Stop()
-	end := time.After(d)
-	for {
-		select {
-		case <-ctx.Done():
-		case <-end:
-		case <-tick.C:
-			i := l.next
-			l.next++
+	slice, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	started := 0
+	testutil.Pace(slice, l.perSecond, time.Second/time.Duration(l.perSecond), func(from, to int) {
+		for i := l.next + from; i < l.next+to; i++ {
 			wg.Go(func() { l.record(l.write(ctx, i)) })
-			continue
 		}
-		break
-	}
+		started = to
+	})
+	l.next += started
 	wg.Wait()
 }
 

@@ -139,8 +139,9 @@ type writeLoad struct {
 }
 
 // startWrites writes perSecond times a second, in batches every tenth of
-// a second as many clients writing at once would, each write in its own
-// goroutine (so a slow write does not slow the rate): a new suspended
+// a second as many clients writing at once would (testutil.Pace, which
+// makes up a late batch), each write in its own goroutine (so a slow
+// write does not slow the rate): a new suspended
 // task, or an update of the last one created, in turn. Every write goes
 // through the mutating and validating webhooks of ScheduleTask.
 func startWrites(t *testing.T, ns string, perSecond int) *writeLoad {
@@ -154,24 +155,15 @@ func startWrites(t *testing.T, ns string, perSecond int) *writeLoad {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &writeLoad{cancel: cancel, ticks: make(chan struct{})}
 	l.wg.Go(func() {
-		tick := time.NewTicker(time.Second / 10)
-		defer tick.Stop()
-		for i := 0; ; {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			for range max(perSecond/10, 1) {
-				n := i
-				l.wg.Go(func() { l.record(writeTask(c, ns, n)) })
-				i++
+		testutil.Pace(ctx, perSecond, time.Second/10, func(from, to int) {
+			for i := from; i < to; i++ {
+				l.wg.Go(func() { l.record(writeTask(c, ns, i)) })
 			}
 			select {
 			case l.ticks <- struct{}{}:
 			default:
 			}
-		}
+		})
 	})
 	t.Cleanup(func() { l.stop() })
 	return l
