@@ -149,6 +149,9 @@ type Manager struct {
 	// readyAt is when StartReplica saw it ready (Unix nanoseconds): a
 	// probe begun before says nothing newer.
 	readyAt atomic.Int64
+	// toldUnanswered is set once its log's end has been shown for a
+	// connection it closed with a request unanswered (Operator.mu).
+	toldUnanswered bool
 }
 
 // builds holds the manager binaries this process built, by source folder:
@@ -594,7 +597,9 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 				}
 				return
 			}
-			pipe(in, out)
+			if end := pipe(in, out); end.unanswered && !p.signalled.Load() {
+				d.unanswered(p, end)
+			}
 		}()
 	}
 }
@@ -627,17 +632,57 @@ func (d *Operator) closePiped(noop bool) {
 	}
 }
 
-// pipe copies in to out and back until either closes, then closes out.
-func pipe(in, out net.Conn) {
+// pipe copies in to out and back until either closes, then closes out,
+// and says how it ended.
+func pipe(in, out net.Conn) pipeEnd {
 	defer out.Close()
+	began := time.Now()
+	fromClient, fromServer := &stamped{w: out}, &stamped{w: in}
+	clientDone := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(out, in)
+		_, _ = io.Copy(fromClient, in)
+		close(clientDone)
 		// The client closed: pass the close on, as a Service's NAT does,
 		// or the replica holds the connection (and counts it against the
 		// source) until its idle timeout.
 		_ = out.(*net.TCPConn).CloseWrite()
 	}()
-	_, _ = io.Copy(in, out)
+	_, _ = io.Copy(fromServer, out)
+	end := pipeEnd{age: time.Since(began), sent: fromClient.n.Load(), answered: fromServer.n.Load()}
+	select {
+	case <-clientDone:
+	default:
+		// The server closed first: bytes the client sent after the
+		// server's last are a request it will see fail (EOF).
+		end.serverClosed = true
+		end.unanswered = fromClient.last.Load() > fromServer.last.Load()
+	}
+	return end
+}
+
+// pipeEnd is how a piped connection ended.
+type pipeEnd struct {
+	age            time.Duration
+	sent, answered int64
+	// serverClosed is set when the server's side closed while the
+	// client's was open; unanswered when the client had sent bytes after
+	// the server's last.
+	serverClosed, unanswered bool
+}
+
+// stamped counts the bytes written through it to w and stamps the last
+// write.
+type stamped struct {
+	w    io.Writer
+	n    atomic.Int64
+	last atomic.Int64
+}
+
+// Write writes b to w.
+func (s *stamped) Write(b []byte) (int, error) {
+	s.n.Add(int64(len(b)))
+	s.last.Store(time.Now().UnixNano())
+	return s.w.Write(b)
 }
 
 // pick is the next replica serving, in turn, or none and why not: the
@@ -678,6 +723,27 @@ func (d *Operator) dropped(why []string) {
 	if time.Since(last) >= time.Second {
 		Logf("webhook forwarder of %s closed a connection no replica took (%d so far): %s",
 			d.WorkDir, n, strings.Join(why, "; "))
+	}
+}
+
+// unanswered notes a connection a replica closed with a request on it
+// unanswered, which the API server reports as EOF, with the end of the
+// replica's log (the first time of each replica: CI removes the kept logs
+// with the rest of its run).
+func (d *Operator) unanswered(p *Manager, end pipeEnd) {
+	if d.stopping.Load() {
+		return
+	}
+	d.mu.Lock()
+	d.droppedLive++
+	first := !p.toldUnanswered
+	p.toldUnanswered = true
+	d.mu.Unlock()
+	Logf("%s closed a webhook connection with a request on it unanswered (the API server sees EOF): "+
+		"the connection was %s old, %d bytes sent, %d answered",
+		p.Name, end.age.Round(time.Millisecond), end.sent, end.answered)
+	if first {
+		Logf("the end of %s's log %s:\n%s", p.Name, p.LogPath, tail(p.LogPath))
 	}
 }
 
