@@ -63,6 +63,15 @@ type ServerOptions struct {
 	Drain *Drain
 }
 
+// idleTimeout is how long the server keeps a connection no request
+// uses: longer than the API server's transport keeps one (client-go's
+// IdleConnTimeout, net/http's default of 90 s), so that the API server
+// closes its idle connections and not the server. Were it the server, a
+// call the API server sends on a connection at the moment the server
+// closes it would fail, reported as EOF, and a webhook that fails closed
+// would refuse the write.
+const idleTimeout = 2 * time.Minute
+
 // NewServer returns a webhook server that defends itself against slow
 // and hostile clients, which controller-runtime's own server (a read
 // header timeout of 32 s, no read timeout, no bound on connections, all
@@ -140,7 +149,7 @@ func (s *defendedServer) Start(ctx context.Context) error {
 		MaxHeaderBytes:    1 << 20,
 		ReadHeaderTimeout: readTimeout,
 		ReadTimeout:       readTimeout,
-		IdleTimeout:       90 * time.Second,
+		IdleTimeout:       idleTimeout,
 	}
 	done := make(chan struct{})
 	go func() {

@@ -193,3 +193,14 @@ func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(string(b), "\r\n")
 	return s
 }
+
+// TestIdleTimeout_OutlastsTheAPIServersIdleConnections: the API server's
+// webhook client keeps idle connections for net/http's default transport's
+// IdleConnTimeout (client-go's SetTransportDefaults); the server must keep
+// them longer, or a call sent as it closes one fails with EOF.
+func TestIdleTimeout_OutlastsTheAPIServersIdleConnections(t *testing.T) {
+	client := http.DefaultTransport.(*http.Transport).IdleConnTimeout
+	if idleTimeout <= client {
+		t.Fatalf("the webhook server closes idle connections after %s, the API server's transport after %s", idleTimeout, client)
+	}
+}
