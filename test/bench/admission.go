@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,6 +127,14 @@ type admissionRun struct {
 	WebhookCallMeanSeconds float64 `json:"webhookCallMeanSeconds"`
 	// WebhookCalls counts those calls.
 	WebhookCalls float64 `json:"webhookCalls"`
+	// ConversionMeanSeconds is the mean time of a conversion webhook call
+	// as the API server timed it, Conversions counts them and
+	// ConversionsFailed those that failed: the API server converts every
+	// write of a kind served in two versions for the other version's
+	// watch cache, so both sides answer as many.
+	ConversionMeanSeconds float64 `json:"conversionMeanSeconds"`
+	Conversions           float64 `json:"conversions"`
+	ConversionsFailed     float64 `json:"conversionsFailed"`
 }
 
 // admissionWrite is one write of the load.
@@ -198,7 +207,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	calls := map[bool]sumCount{}
+	calls := map[bool]apiCalls{}
 	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", rate)
 	for slice := range 2 * int(admissionSeconds*time.Second/admissionSlice) {
 		floor := slice%2 == 1
@@ -224,8 +233,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		loads[floor].run(ctx, admissionSlice)
 		if callsAfter, err := webhookCalls(ctx, c.Config); err == nil && callsErr == nil {
 			t := calls[floor]
-			t.sum += callsAfter.sum - callsBefore.sum
-			t.count += callsAfter.count - callsBefore.count
+			t.add(callsAfter.since(callsBefore))
 			calls[floor] = t
 		} else {
 			harness.Logf("bench: the API server's webhook call times: %v", errors.Join(callsErr, err))
@@ -247,7 +255,10 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	}
 	res.Operator, res.Floor = loads[false].summary(), loads[true].summary()
 	for side, run := range map[bool]*admissionRun{false: &res.Operator, true: &res.Floor} {
-		run.WebhookCallMeanSeconds, run.WebhookCalls = meanDelta(sumCount{}, calls[side]), calls[side].count
+		c := calls[side]
+		run.WebhookCallMeanSeconds, run.WebhookCalls = meanDelta(sumCount{}, c.admission), c.admission.count
+		run.ConversionMeanSeconds, run.Conversions = meanDelta(sumCount{}, c.conversion), c.conversion.count
+		run.ConversionsFailed = c.conversionFailed
 	}
 	if res.Operator.Writes > 0 {
 		res.AccessReviewsPerWrite = (after.reviews - before.reviews) / float64(res.Operator.Writes)
@@ -318,31 +329,70 @@ func profileAPIServer(ctx context.Context, cfg *rest.Config, d time.Duration) []
 	return nil
 }
 
-// webhookCalls sums the API server's timings of its calls to the
-// project's webhooks (apiserver_admission_webhook_admission_duration_seconds
-// of the webhooks named *.platform.example.com), from its /metrics.
-func webhookCalls(ctx context.Context, cfg *rest.Config) (sumCount, error) {
+// apiCalls are the API server's timings of its calls to the project's
+// webhooks: admission (apiserver_admission_webhook_admission_duration_seconds)
+// and conversion (apiserver_crd_conversion_webhook_duration_seconds), and
+// the conversions that failed.
+type apiCalls struct {
+	admission, conversion sumCount
+	conversionFailed      float64
+}
+
+// since is what was called between before and c.
+func (c apiCalls) since(before apiCalls) apiCalls {
+	return apiCalls{
+		admission:        c.admission.since(before.admission),
+		conversion:       c.conversion.since(before.conversion),
+		conversionFailed: c.conversionFailed - before.conversionFailed,
+	}
+}
+
+// add adds o's calls to c.
+func (c *apiCalls) add(o apiCalls) {
+	c.admission.add(o.admission)
+	c.conversion.add(o.conversion)
+	c.conversionFailed += o.conversionFailed
+}
+
+// webhookCalls reads the API server's timings of its calls to the
+// project's webhooks so far.
+func webhookCalls(ctx context.Context, cfg *rest.Config) (apiCalls, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return sumCount{}, err
+		return apiCalls{}, err
 	}
 	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return sumCount{}, err
+		return apiCalls{}, err
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
-		return sumCount{}, err
+		return apiCalls{}, err
 	}
-	var total sumCount
+	var total apiCalls
+	ours := "." + platformv1.GroupVersion.Group
 	for _, m := range families["apiserver_admission_webhook_admission_duration_seconds"].GetMetric() {
-		if strings.HasSuffix(label(m, "name"), "."+platformv1.GroupVersion.Group) {
-			total.sum += m.GetHistogram().GetSampleSum()
-			total.count += float64(m.GetHistogram().GetSampleCount())
+		if strings.HasSuffix(label(m, "name"), ours) {
+			total.admission.add(seriesSum(m))
+		}
+	}
+	for _, m := range families["apiserver_crd_conversion_webhook_duration_seconds"].GetMetric() {
+		if !strings.HasSuffix(label(m, "crd_name"), ours) {
+			continue
+		}
+		h := seriesSum(m)
+		total.conversion.add(h)
+		if label(m, "succeeded") != "true" {
+			total.conversionFailed += h.count
 		}
 	}
 	return total, nil
+}
+
+// seriesSum is one histogram series' sum and count.
+func seriesSum(m *dto.Metric) sumCount {
+	return sumCount{sum: m.GetHistogram().GetSampleSum(), count: float64(m.GetHistogram().GetSampleCount())}
 }
 
 // replicasSample sums what admission's figure reads of the replicas'
@@ -357,19 +407,15 @@ func replicasSample(ctx context.Context, replicas []*harness.Manager) (sample, e
 		}
 		total.reviews += s.reviews
 		total.webhookRefused += s.webhookRefused
-		total.limiterWait.sum += s.limiterWait.sum
-		total.limiterWait.count += s.limiterWait.count
-		total.apiTime.sum += s.apiTime.sum
-		total.apiTime.count += s.apiTime.count
-		total.webhookTime.sum += s.webhookTime.sum
-		total.webhookTime.count += s.webhookTime.count
+		total.limiterWait.add(s.limiterWait)
+		total.apiTime.add(s.apiTime)
+		total.webhookTime.add(s.webhookTime)
 		if total.webhookByPath == nil {
 			total.webhookByPath = map[string]sumCount{}
 		}
 		for path, t := range s.webhookByPath {
 			sum := total.webhookByPath[path]
-			sum.sum += t.sum
-			sum.count += t.count
+			sum.add(t)
 			total.webhookByPath[path] = sum
 		}
 		for i, b := range s.webhookBuckets {
@@ -568,6 +614,10 @@ func admissionRows(tw io.Writer, r *results) {
 	row(tw, "", "  a webhook call, as the API server times it",
 		fmt.Sprintf("mean %s (%.0f calls); floor mean %s (%.0f calls)", ms(op.WebhookCallMeanSeconds), op.WebhookCalls,
 			ms(fl.WebhookCallMeanSeconds), fl.WebhookCalls), "-", true)
+	row(tw, "", "  a conversion, as the API server times it",
+		fmt.Sprintf("mean %s (%.0f calls, %.0f failed); floor mean %s (%.0f calls, %.0f failed)",
+			ms(op.ConversionMeanSeconds), op.Conversions, op.ConversionsFailed,
+			ms(fl.ConversionMeanSeconds), fl.Conversions, fl.ConversionsFailed), "-", true)
 	row(tw, "", "  at the replicas, per webhook request",
 		fmt.Sprintf("mean %s  p99 <= %s in the handler (%.0f requests); %.0f refused before a webhook",
 			ms(a.Served.MeanSeconds), ms(a.Served.P99UpToSeconds), a.Served.Requests, a.Served.Refused), "-", true)

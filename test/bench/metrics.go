@@ -90,6 +90,17 @@ type sample struct {
 // sumCount is a histogram's sum and count.
 type sumCount struct{ sum, count float64 }
 
+// add adds o's observations to s.
+func (s *sumCount) add(o sumCount) {
+	s.sum += o.sum
+	s.count += o.count
+}
+
+// since is what was observed between before and s.
+func (s sumCount) since(before sumCount) sumCount {
+	return sumCount{sum: s.sum - before.sum, count: s.count - before.count}
+}
+
 // meanDelta is the mean of the observations between two scrapes, 0 when
 // there were none (JSON has no NaN).
 func meanDelta(before, after sumCount) float64 {

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/example/platform-operator/internal/testutil/localwebhook"
 )
@@ -22,7 +25,8 @@ import (
 // request at once, in place of the replicas: the same TLS certificate and
 // protocol (HTTP/1.1, as the replicas serve by default and as the API
 // server calls a webhook Service), the same paths and the same way through
-// the forwarder, and no work. It is the floor the operator's admission is
+// the forwarder, and no work beyond a valid answer (a conversion changes
+// only each object's apiVersion). It is the floor the operator's admission is
 // measured against. The connections the API server holds open to the side
 // left are closed at each switch, so that its calls go where the switch
 // says; call it between writes, not during them.
@@ -35,7 +39,7 @@ func (d *Operator) ServeNoOpWebhooks() (restore func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(allow), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: noOpHandler(), ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
 	srv.Protocols = new(http.Protocols)
 	srv.Protocols.SetHTTP1(true)
@@ -47,6 +51,48 @@ func (d *Operator) ServeNoOpWebhooks() (restore func(), err error) {
 		d.closePiped(true)
 		_ = srv.Close()
 	}, nil
+}
+
+// noOpHandler answers each path as the replicas' paths are answered with
+// the least work: conversions (/convert) converted, admission allowed.
+func noOpHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/convert", convert)
+	mux.HandleFunc("/", allow)
+	return mux
+}
+
+// convert answers a ConversionReview with each object unchanged but for
+// its apiVersion, the least a conversion can do. The API server converts
+// every write of a kind served in two versions for the watch cache of the
+// other (ScheduleTask: v1 and v1alpha1), so the floor must answer these
+// calls as the replicas do, not fail them.
+func convert(w http.ResponseWriter, r *http.Request) {
+	var review apiextensionsv1.ConversionReview
+	if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+		http.Error(w, fmt.Sprintf("not a ConversionReview: %v", err), http.StatusBadRequest)
+		return
+	}
+	resp := &apiextensionsv1.ConversionResponse{
+		UID: review.Request.UID, Result: metav1.Status{Status: metav1.StatusSuccess},
+	}
+	for _, obj := range review.Request.Objects {
+		var u map[string]any
+		if err := json.Unmarshal(obj.Raw, &u); err != nil {
+			http.Error(w, fmt.Sprintf("an object to convert: %v", err), http.StatusBadRequest)
+			return
+		}
+		u["apiVersion"] = review.Request.DesiredAPIVersion
+		raw, err := json.Marshal(u)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		resp.ConvertedObjects = append(resp.ConvertedObjects, runtime.RawExtension{Raw: raw})
+	}
+	review.Request, review.Response = nil, resp
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(&review)
 }
 
 // allow answers an AdmissionReview allowed, without a patch.
