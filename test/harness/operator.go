@@ -111,8 +111,10 @@ type Operator struct {
 	// turn takes the serving replicas in turn (see pick).
 	turn atomic.Uint64
 	// noopPort, when not 0, is where every webhook connection goes in
-	// place of the replicas (see ServeNoOpWebhooks).
+	// place of the replicas (see ServeNoOpWebhooks); noop is that
+	// server's process once started (mu).
 	noopPort atomic.Int32
+	noop     *noOpServer
 	// piped are the webhook connections the forwarder holds open, each
 	// with whether it goes to the no-op server, so that a switch between
 	// the replicas and the no-op server closes the side left: the API
@@ -168,9 +170,16 @@ var builds struct {
 // buildManager returns the manager built from the module in src, building
 // it the first time.
 func buildManager(ctx context.Context, src string) (string, error) {
+	return build(ctx, src, "./cmd", "manager")
+}
+
+// build returns the command pkg of the module in src, building it the
+// first time; what names it in the binary's name and the log.
+func build(ctx context.Context, src, pkg, what string) (string, error) {
 	builds.Lock()
 	defer builds.Unlock()
-	if bin, ok := builds.bins[src]; ok {
+	key := src + " " + pkg
+	if bin, ok := builds.bins[key]; ok {
 		return bin, nil
 	}
 	if builds.dir == "" {
@@ -180,16 +189,16 @@ func buildManager(ctx context.Context, src string) (string, error) {
 		}
 		builds.dir, builds.bins = dir, map[string]string{}
 	}
-	bin := filepath.Join(builds.dir, fmt.Sprintf("manager-%d", len(builds.bins)))
+	bin := filepath.Join(builds.dir, fmt.Sprintf("%s-%d", what, len(builds.bins)))
 	start := time.Now()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the manager: %w\n%s", err, out)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the %s: %w\n%s", what, err, out)
 	}
-	Logf("built the manager from %s in %s; every operator of this run starts it",
-		src, time.Since(start).Round(time.Millisecond))
-	builds.bins[src] = bin
+	Logf("built the %s from %s in %s; every operator of this run starts it",
+		what, src, time.Since(start).Round(time.Millisecond))
+	builds.bins[key] = bin
 	return bin, nil
 }
 
@@ -774,6 +783,7 @@ func (d *Operator) Stop() {
 		}
 	}
 	d.stopForwarding()
+	d.stopNoOp()
 	d.mu.Lock()
 	dropped := d.droppedLive
 	d.mu.Unlock()

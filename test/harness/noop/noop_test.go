@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-package harness
+package noop
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // ConversionReview with the objects in the version asked for (a
 // conversion the API server accepts), and an AdmissionReview allowed.
 func TestNoOpHandler_ConvertsAndAllows(t *testing.T) {
-	srv := httptest.NewServer(noOpHandler())
+	srv := httptest.NewServer(Handler())
 	defer srv.Close()
 
 	conv := apiextensionsv1.ConversionReview{
