@@ -21,26 +21,34 @@ import (
 // CA is a certificate authority of a test: it signs the server and client
 // certificates of the TLS a test sets up (a webhook server, Prometheus, an
 // API server presenting a client certificate). Its certificates are valid
-// from an hour ago for a day.
+// from an hour ago for a day, or for the validity NewCAValidFor was given.
 type CA struct {
 	Cert *x509.Certificate
 	Key  *ecdsa.PrivateKey
 	// PEM is Cert, PEM-encoded: the content of a CA bundle file.
 	PEM []byte
+	// validity is how long the CA and the certificates it issues last.
+	validity time.Duration
 }
 
 // serial numbers the certificates of every CA of the process.
 var serial atomic.Int64
 
-// NewCA makes a self-signed CA named name.
+// NewCA makes a self-signed CA named name, valid for a day.
 func NewCA(name string) (*CA, error) {
+	return NewCAValidFor(name, 24*time.Hour)
+}
+
+// NewCAValidFor makes a self-signed CA named name whose certificate, and
+// every certificate it issues, is valid from an hour ago for validity.
+func NewCAValidFor(name string, validity time.Duration) (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial.Add(1)), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		SerialNumber: newSerial(), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(validity),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -51,19 +59,47 @@ func NewCA(name string) (*CA, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CA{Cert: cert, Key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+	return &CA{Cert: cert, Key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		validity: validity}, nil
+}
+
+// newSerial is a serial number no other certificate of the process has,
+// nor (the time in it) one of an earlier process: a CA written to disk
+// (the local webhook's) may meet certificates of its predecessors.
+func newSerial() *big.Int {
+	return big.NewInt(time.Now().UnixNano() + serial.Add(1))
 }
 
 // Issue signs a certificate for name, for usage (x509.ExtKeyUsageServerAuth
 // or x509.ExtKeyUsageClientAuth), valid for the IP addresses ips.
 func (c *CA) Issue(name string, usage x509.ExtKeyUsage, ips ...net.IP) (tls.Certificate, error) {
+	return c.issue(name, usage, ips, nil)
+}
+
+// IssueForHosts is Issue for hosts that are IP addresses or DNS names.
+func (c *CA) IssueForHosts(name string, usage x509.ExtKeyUsage, hosts ...string) (tls.Certificate, error) {
+	var ips []net.IP
+	var dns []string
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			ips = append(ips, ip)
+		} else {
+			dns = append(dns, h)
+		}
+	}
+	return c.issue(name, usage, ips, dns)
+}
+
+// issue signs a certificate for name, valid for ips and dns.
+func (c *CA) issue(name string, usage x509.ExtKeyUsage, ips []net.IP, dns []string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial.Add(1)), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), IPAddresses: ips,
+		SerialNumber: newSerial(), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(c.validity),
+		IPAddresses: ips, DNSNames: dns,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, c.Cert, &key.PublicKey, c.Key)

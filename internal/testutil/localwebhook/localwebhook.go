@@ -9,15 +9,8 @@
 package localwebhook
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -29,6 +22,7 @@ import (
 	certutil "k8s.io/client-go/util/cert"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/example/platform-operator/internal/testutil"
 	"github.com/example/platform-operator/internal/yamldoc"
 )
 
@@ -54,7 +48,7 @@ func EnsureCerts(dir string) ([]byte, error) {
 			}
 		}
 	}
-	bundle, key, err := selfSigned(time.Now())
+	bundle, key, err := selfSigned()
 	if err != nil {
 		return nil, fmt.Errorf("generate webhook serving certificate: %w", err)
 	}
@@ -74,51 +68,22 @@ func EnsureCerts(dir string) ([]byte, error) {
 const certValidity = 365 * 24 * time.Hour
 
 // selfSigned makes a CA and a serving certificate for Host and localhost
-// that it signs, both valid from now for certValidity, and returns the
-// certificate followed by the CA in PEM, and the serving key in PEM.
-func selfSigned(now time.Time) (bundle, keyPEM []byte, err error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// that it signs, both valid for certValidity, and returns the certificate
+// followed by the CA in PEM, and the serving key in PEM.
+func selfSigned() (bundle, keyPEM []byte, err error) {
+	ca, err := testutil.NewCAValidFor("platform-operator local webhook CA", certValidity)
 	if err != nil {
 		return nil, nil, err
 	}
-	ca := &x509.Certificate{
-		SerialNumber:          big.NewInt(now.UnixNano()),
-		Subject:               pkix.Name{CommonName: "platform-operator local webhook CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(certValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	serving, err := ca.IssueForHosts(Host, x509.ExtKeyUsageServerAuth, Host, "localhost")
 	if err != nil {
 		return nil, nil, err
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	certPEM, keyPEM, err := testutil.PEMs(serving)
 	if err != nil {
 		return nil, nil, err
 	}
-	serving := &x509.Certificate{
-		SerialNumber: big.NewInt(now.UnixNano() + 1),
-		Subject:      pkix.Name{CommonName: Host},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP(Host)},
-		DNSNames:     []string{"localhost"},
-	}
-	servingDER, err := x509.CreateCertificate(rand.Reader, serving, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	bundle = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: servingDER})
-	bundle = append(bundle, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})...)
-	return bundle, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), nil
+	return append(certPEM, ca.PEM...), keyPEM, nil
 }
 
 // Render reads the generated webhook configurations (config/webhook/manifests.yaml)
