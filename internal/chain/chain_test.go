@@ -6,11 +6,16 @@ package chain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -78,5 +83,41 @@ func TestWrap_WaitsForTheCacheBeforeThePass(t *testing.T) {
 	}), nil)
 	if _, err := r.Reconcile(context.Background(), reconcile.Request{}); err == nil || ran {
 		t.Errorf("err = %v, ran = %t: want an error and no pass while the cache has not synced", err, ran)
+	}
+}
+
+// A pass that failed to create something in a namespace being deleted is
+// not retried (no error, no requeue), however the error was wrapped; any
+// other failure, a Forbidden of another cause among them, is.
+func TestWrap_DoesNotRetryAPassTheNamespacesDeletionEnded(t *testing.T) {
+	terminating := apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "cronjobs"}, "task-1",
+		errors.New("unable to create new content in namespace team-a because it is being terminated"))
+	terminating.ErrStatus.Details.Causes = append(terminating.ErrStatus.Details.Causes, metav1.StatusCause{
+		Type: corev1.NamespaceTerminatingCause, Message: "namespace team-a is being terminated", Field: "metadata.namespace",
+	})
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "cronjobs"}, "task-1",
+		errors.New("RBAC says no"))
+	for _, tc := range []struct {
+		name  string
+		err   error
+		retry bool
+	}{
+		{name: "namespace terminating, wrapped", err: fmt.Errorf("apply CronJob team-a/task-1: %w", terminating)},
+		{name: "namespace terminating, joined", err: errors.Join(errors.New("other"), terminating)},
+		{name: "forbidden otherwise", err: fmt.Errorf("apply CronJob team-a/task-1: %w", forbidden), retry: true},
+		{name: "any other error", err: errors.New("boom"), retry: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Wrap(synced(true), "chain-test", reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+				return reconcile.Result{RequeueAfter: time.Minute}, tc.err
+			}), nil)
+			res, err := r.Reconcile(context.Background(), reconcile.Request{})
+			if tc.retry && !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v, want the pass's own (retried)", err)
+			}
+			if !tc.retry && (err != nil || res != (reconcile.Result{})) {
+				t.Fatalf("result %+v, err %v; want neither a retry nor a requeue", res, err)
+			}
+		})
 	}
 }
