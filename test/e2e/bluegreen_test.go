@@ -92,7 +92,15 @@ func watchService(t *testing.T, ad *platformv1.AppDeployment) *serviceWatch {
 						ready[track] = d.Status.ReadyReplicas
 					}
 				}
-				sw.see(svc.Spec.Selector[platformv1.TrackLabel], ready, replicas)
+				// And the Service again: switched away meanwhile (the
+				// preview's pods then go), the sample shows the counts of
+				// a track the Service no longer selects, and says nothing.
+				again := &corev1.Service{}
+				track := svc.Spec.Selector[platformv1.TrackLabel]
+				if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(svc), again); err == nil &&
+					again.Spec.Selector[platformv1.TrackLabel] == track {
+					sw.see(track, ready, replicas)
+				}
 			}
 			select {
 			case <-ctx.Done():
