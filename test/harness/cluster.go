@@ -14,11 +14,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -58,6 +60,10 @@ type Cluster struct {
 
 	// watch reports a component that exits unasked; nil before Up.
 	watch *watchdog
+	// reserved holds the ports of the components StopComponent stopped
+	// until StartComponents starts them again (see reservePorts).
+	reservedMu sync.Mutex
+	reserved   []net.Listener
 }
 
 // ClusterOptions say how a cluster is created.
@@ -239,6 +245,12 @@ func (c *Cluster) StopComponent(ctx context.Context, name string) error {
 	if c.watch != nil {
 		c.watch.stopping(name)
 	}
+	var ports []int
+	if name != "kube-apiserver" && name != "etcd" {
+		// Not the ports others connect to: a listener that never answers
+		// would make their connections hang instead of being refused.
+		ports = componentPorts(pid)
+	}
 	stopped := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("stopping %s (pid %d): %w", name, pid, err)
@@ -250,14 +262,60 @@ func (c *Cluster) StopComponent(ctx context.Context, name string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+	c.reservePorts(ports)
 	Logf("%s of cluster %s stopped after %s", name, c.Name, time.Since(stopped).Round(time.Millisecond))
 	return nil
+}
+
+// componentPorts are the ports a component's command line names
+// (--secure-port=N, --port=N and the like), read before it is stopped.
+func componentPorts(pid int) []int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return nil
+	}
+	var ports []int
+	for arg := range strings.SplitSeq(string(data), "\x00") {
+		flag, value, ok := strings.Cut(arg, "=")
+		if !ok || !strings.HasPrefix(flag, "--") || !strings.HasSuffix(flag, "port") {
+			continue
+		}
+		if n, err := strconv.Atoi(value); err == nil && n > 0 {
+			ports = append(ports, n)
+		}
+	}
+	return ports
+}
+
+// reservePorts listens on ports until StartComponents: kwokctl gives a
+// cluster created meanwhile ports no process listens on, and would give
+// it a stopped component's, which that component then cannot bind when
+// started again ("address already in use").
+func (c *Cluster) reservePorts(ports []int) {
+	c.reservedMu.Lock()
+	defer c.reservedMu.Unlock()
+	for _, p := range ports {
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+			c.reserved = append(c.reserved, l)
+		}
+	}
+}
+
+// releasePorts gives the reserved ports back, for the components to bind.
+func (c *Cluster) releasePorts() {
+	c.reservedMu.Lock()
+	defer c.reservedMu.Unlock()
+	for _, l := range c.reserved {
+		_ = l.Close()
+	}
+	c.reserved = nil
 }
 
 // StartComponents starts the cluster's components that are not running
 // (`up` on an existing cluster does that) and returns once the API server
 // serves.
 func (c *Cluster) StartComponents(ctx context.Context) error {
+	c.releasePorts()
 	if _, err := c.script(ctx, append([]string{"up", c.Name}, c.Options.KwokctlArgs...)...); err != nil {
 		return fmt.Errorf("starting the stopped components of cluster %s: %w", c.Name, err)
 	}
