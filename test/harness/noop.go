@@ -45,16 +45,18 @@ func (d *Operator) ServeNoOpWebhooks() (restore func(), err error) {
 // startNoOp starts the no-op server's process the first time (Stop ends
 // it) and returns its port.
 func (d *Operator) startNoOp() (int, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.noop != nil {
-		return d.noop.port, nil
-	}
+	// Built before taking d.mu: the forwarder takes it for every
+	// connection (Live), and a first build takes seconds. build keeps it.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	bin, err := build(ctx, d.cluster.Repo, "./test/harness/noopwebhook", "no-op webhook server")
 	if err != nil {
 		return 0, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.noop != nil {
+		return d.noop.port, nil
 	}
 	cmd := exec.Command(bin, "--cert-dir="+d.certDir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
