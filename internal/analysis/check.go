@@ -13,6 +13,7 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	"github.com/prometheus/prometheus/promql/parser"
+	"k8s.io/utils/lru"
 )
 
 // sampleVars fill a query's variables for CheckQuery: values of the shape
@@ -97,9 +98,32 @@ func CheckCondition(expr string) error {
 	return err
 }
 
+// compiledConditions holds the programs (or errors) of the conditions
+// compiled last, by expression: admission checks every criterion of every
+// AppDeployment it admits, and the measurer evaluates them each interval,
+// while a fleet holds few distinct conditions. Compiling one costs a
+// parser's run and tens of allocations; a hit, a map lookup.
+var compiledConditions = lru.New(1024)
+
+// compiled is a compiled condition, or why it does not compile.
+type compiled struct {
+	prg cel.Program
+	err error
+}
+
 // compileCondition is the program of a successCondition, ready to evaluate
 // concurrently (a cel.Program is safe for concurrent use).
 func compileCondition(expr string) (cel.Program, error) {
+	if c, ok := compiledConditions.Get(expr); ok {
+		return c.(compiled).prg, c.(compiled).err
+	}
+	prg, err := compileConditionAnew(expr)
+	compiledConditions.Add(expr, compiled{prg: prg, err: err})
+	return prg, err
+}
+
+// compileConditionAnew compiles a successCondition.
+func compileConditionAnew(expr string) (cel.Program, error) {
 	env, err := conditionEnv()
 	if err != nil {
 		return nil, fmt.Errorf("CEL environment: %w", err)

@@ -69,3 +69,22 @@ func TestCheckCondition(t *testing.T) {
 		}
 	}
 }
+
+func TestCompileCondition_CompilesAnExpressionOnce(t *testing.T) {
+	first, err := compileCondition("result < 0.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := compileCondition("result < 0.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != again {
+		t.Error("the same condition was compiled twice")
+	}
+	for range 2 {
+		if _, err := compileCondition("result <"); err == nil || !strings.Contains(err.Error(), "not a valid CEL condition") {
+			t.Errorf("want the syntax error each time, got %v", err)
+		}
+	}
+}
