@@ -4,14 +4,17 @@
 package guard
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -266,4 +269,41 @@ func TestClientCATLSOption_RefusesAFileWithoutACertificate(t *testing.T) {
 	if _, err := ClientCATLSOption(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing file was accepted")
 	}
+}
+
+func TestReadBody_ReadsTheBodyItsSizeSaysAndNoOther(t *testing.T) {
+	body := []byte(`{"kind":"AdmissionReview"}`)
+	n := int64(len(body))
+	for _, c := range []struct {
+		name      string
+		body      []byte
+		size, max int64
+		want      string // "" when body is read whole
+	}{
+		{"its size", body, n, 100, ""},
+		{"size unknown", body, -1, 100, ""},
+		{"size past the cap, read as it comes", body, 1000, 100, ""},
+		{"shorter than its size", body, n + 5, 100, "unexpected EOF"},
+		{"longer than its size", body, n - 5, 100, "longer than its Content-Length"},
+		{"empty", nil, 0, 100, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadBody(bytes.NewReader(c.body), c.size, c.max)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("want the body, got %v", err)
+			case c.want == "" && !bytes.Equal(got, c.body):
+				t.Fatalf("read %q, want %q", got, c.body)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("want an error saying %q, got %v", c.want, err)
+			}
+		})
+	}
+	t.Run("past a MaxBytesReader's cap", func(t *testing.T) {
+		rec := httptest.NewRecorder()
+		_, err := ReadBody(http.MaxBytesReader(rec, io.NopCloser(bytes.NewReader(body)), 10), n, 10)
+		if tooLarge := (*http.MaxBytesError)(nil); !errors.As(err, &tooLarge) {
+			t.Fatalf("want an *http.MaxBytesError, got %v", err)
+		}
+	})
 }

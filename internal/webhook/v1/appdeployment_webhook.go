@@ -5,7 +5,6 @@ package v1
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -26,6 +25,7 @@ import (
 	"github.com/example/platform-operator/internal/podsecurity"
 	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
+	"github.com/example/platform-operator/internal/webhook/admit"
 )
 
 // The matchConditions keep the API server from calling the validating
@@ -186,11 +186,11 @@ func (v *AppDeploymentWebhook) Default(ctx context.Context, ad *platformv1.AppDe
 	}
 	var oldAnnotations map[string]string
 	specChanged := true
-	if len(req.OldObject.Raw) > 0 {
-		var old platformv1.AppDeployment
-		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
-			return fmt.Errorf("decode the stored AppDeployment: %w", err)
-		}
+	old, err := admit.Old[*platformv1.AppDeployment](ctx)
+	if err != nil {
+		return fmt.Errorf("decode the stored AppDeployment: %w", err)
+	}
+	if old != nil {
 		if !old.DeletionTimestamp.IsZero() {
 			return nil
 		}
@@ -326,8 +326,7 @@ func (v *AppDeploymentWebhook) mayNotRoute(ctx context.Context, u authentication
 func SetupAppDeploymentWebhook(mgr ctrl.Manager, served namespaces.Set, scope analysis.Scope) error {
 	v := &AppDeploymentWebhook{Client: mgr.GetClient(), Scope: scope,
 		Namespaces: cacheFirst{cache: mgr.GetCache(), live: mgr.GetAPIReader()}}
-	return ctrl.NewWebhookManagedBy(mgr, &platformv1.AppDeployment{}).
-		WithValidator(servedValidator[*platformv1.AppDeployment]{served, v}).
-		WithDefaulter(servedDefaulter[*platformv1.AppDeployment]{served, v}).
-		Complete()
+	return admit.Register[*platformv1.AppDeployment](mgr,
+		servedDefaulter[*platformv1.AppDeployment]{served, v},
+		servedValidator[*platformv1.AppDeployment]{served, v})
 }

@@ -8,7 +8,6 @@ package v1
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -32,6 +31,7 @@ import (
 	"github.com/example/platform-operator/internal/podsecurity"
 	"github.com/example/platform-operator/internal/tracing"
 	"github.com/example/platform-operator/internal/validation"
+	"github.com/example/platform-operator/internal/webhook/admit"
 )
 
 // The matchConditions keep the API server from calling the webhook for an
@@ -165,11 +165,11 @@ func (v *ScheduleTaskWebhook) Default(ctx context.Context, st *platformv1.Schedu
 	}
 	var oldAnnotations map[string]string
 	specChanged := true
-	if len(req.OldObject.Raw) > 0 {
-		var old platformv1.ScheduleTask
-		if err := json.Unmarshal(req.OldObject.Raw, &old); err != nil {
-			return fmt.Errorf("decode the stored task: %w", err)
-		}
+	old, err := admit.Old[*platformv1.ScheduleTask](ctx)
+	if err != nil {
+		return fmt.Errorf("decode the stored task: %w", err)
+	}
+	if old != nil {
 		if !old.DeletionTimestamp.IsZero() {
 			return nil
 		}
@@ -233,8 +233,7 @@ func onlyForbidden(errs field.ErrorList) bool {
 func SetupScheduleTaskWebhook(mgr ctrl.Manager, served namespaces.Set) error {
 	v := &ScheduleTaskWebhook{Client: mgr.GetClient(),
 		Namespaces: cacheFirst{cache: mgr.GetCache(), live: mgr.GetAPIReader()}}
-	return ctrl.NewWebhookManagedBy(mgr, &platformv1.ScheduleTask{}).
-		WithValidator(servedValidator[*platformv1.ScheduleTask]{served, v}).
-		WithDefaulter(servedDefaulter[*platformv1.ScheduleTask]{served, v}).
-		Complete()
+	return admit.Register[*platformv1.ScheduleTask](mgr,
+		servedDefaulter[*platformv1.ScheduleTask]{served, v},
+		servedValidator[*platformv1.ScheduleTask]{served, v})
 }

@@ -21,6 +21,7 @@ import (
 	platformv1 "github.com/example/platform-operator/api/v1"
 	"github.com/example/platform-operator/internal/namespaces"
 	"github.com/example/platform-operator/internal/validation"
+	"github.com/example/platform-operator/internal/webhook/admit"
 )
 
 // parametersPath is the field a refusal of a run's parameters names: args
@@ -318,8 +319,7 @@ func (w *TaskRunWebhook) byOperator(ctx context.Context) (bool, error) {
 func SetupTaskRunWebhook(mgr ctrl.Manager, served namespaces.Set, operatorUser func(context.Context) (string, error)) error {
 	w := &TaskRunWebhook{Reader: cacheFirst{cache: mgr.GetCache(), live: mgr.GetAPIReader()}, Client: mgr.GetClient(),
 		OperatorUser: operatorUser}
-	return ctrl.NewWebhookManagedBy(mgr, &platformv1.TaskRun{}).
-		WithValidator(servedValidator[*platformv1.TaskRun]{served, w}).
-		WithDefaulter(servedDefaulter[*platformv1.TaskRun]{served, w}).
-		Complete()
+	return admit.Register[*platformv1.TaskRun](mgr,
+		servedDefaulter[*platformv1.TaskRun]{served, w},
+		servedValidator[*platformv1.TaskRun]{served, w})
 }
