@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/singleflight"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/cache"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -49,17 +51,36 @@ func requestUser(ctx context.Context) (authenticationv1.UserInfo, error) {
 const AllowedTTL = 10 * time.Second
 
 // allowedAnswers holds the allowed answers of access reviews, by review,
-// for AllowedTTL: apimachinery's LRU cache with expiry, as the API
-// server's webhook authorizer uses it.
+// each with the time the API server gave it, for AllowedTTL: apimachinery's
+// LRU cache with expiry, as the API server's webhook authorizer uses it.
 var allowedAnswers = cache.NewLRUExpireCache(4096)
+
+// answerClock tells when an answer was given; the cache's own clock in
+// tests.
+var answerClock clock.PassiveClock = clock.RealClock{}
+
+// asking shares the access reviews in flight among the requests that need
+// the same one: when an answer is missing, every write arriving while the
+// API server answers (hundreds of milliseconds under load) would otherwise
+// ask again, and all of them wait.
+var asking singleflight.Group
+
+// reviewTimeout bounds an access review asked for several requests, or
+// ahead of its answer's expiry, apart from any one request's deadline.
+const reviewTimeout = 10 * time.Second
 
 // allowed asks the API server whether the user may do what attrs say, in
 // attrs' namespace: a LocalSubjectAccessReview, which a Role in that
 // namespace lets the manager create, so that a manager serving a few
 // namespaces needs no cluster-wide right to ask. The review carries the
 // user's groups, UID and extra, so impersonated and service-account users
-// are judged as themselves. An allowed answer is kept for AllowedTTL, keyed
-// by the whole review.
+// are judged as themselves.
+//
+// An allowed answer is kept for AllowedTTL, keyed by the whole review; one
+// used when more than half of that has passed is asked again in the
+// background, so that a user writing steadily never waits for the answer to
+// expire and be asked again, while an answer used is never older than
+// AllowedTTL. The same review is asked once at a time (asking).
 func allowed(ctx context.Context, c client.Client, u authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, error) {
 	sar := &authorizationv1.LocalSubjectAccessReview{
 		ObjectMeta: metav1.ObjectMeta{Namespace: attrs.Namespace},
@@ -72,20 +93,44 @@ func allowed(ctx context.Context, c client.Client, u authenticationv1.UserInfo, 
 	}
 	// The spec's JSON is the key: maps are written in key order, so equal
 	// reviews have equal keys.
-	key, err := json.Marshal(&sar.Spec)
+	raw, err := json.Marshal(&sar.Spec)
 	if err != nil {
 		return false, fmt.Errorf("encode the access review of %s: %w", u.Username, err)
 	}
-	if _, ok := allowedAnswers.Get(string(key)); ok {
+	key := string(raw)
+	ask := func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reviewTimeout)
+		defer cancel()
+		review := sar.DeepCopy()
+		if err := c.Create(ctx, review); err != nil {
+			return false, fmt.Errorf("ask the API server whether %s may %s %s.%s: %w",
+				u.Username, attrs.Verb, attrs.Resource, attrs.Group, err)
+		}
+		if review.Status.Allowed {
+			allowedAnswers.Add(key, answerClock.Now(), AllowedTTL)
+		} else {
+			// A right taken away: a refresh ahead of expiry ends the answer
+			// kept at once.
+			allowedAnswers.Remove(key)
+		}
+		return review.Status.Allowed, nil
+	}
+	if given, ok := allowedAnswers.Get(key); ok {
+		if answerClock.Since(given.(time.Time)) > AllowedTTL/2 {
+			asking.DoChan(key, ask)
+		}
 		return true, nil
 	}
-	if err := c.Create(ctx, sar); err != nil {
-		return false, fmt.Errorf("ask the API server whether %s may %s %s.%s: %w", u.Username, attrs.Verb, attrs.Resource, attrs.Group, err)
+	select {
+	case r := <-asking.DoChan(key, ask):
+		if r.Err != nil {
+			return false, r.Err
+		}
+		return r.Val.(bool), nil
+	case <-ctx.Done():
+		return false, fmt.Errorf("ask the API server whether %s may %s %s.%s: %w",
+			u.Username, attrs.Verb, attrs.Resource, attrs.Group, ctx.Err())
 	}
-	if sar.Status.Allowed {
-		allowedAnswers.Add(string(key), true, AllowedTTL)
-	}
-	return sar.Status.Allowed, nil
 }
 
 // mayNotRun returns a Forbidden error at path unless the user may start a
