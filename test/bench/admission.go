@@ -135,6 +135,19 @@ type admissionRun struct {
 	ConversionMeanSeconds float64 `json:"conversionMeanSeconds"`
 	Conversions           float64 `json:"conversions"`
 	ConversionsFailed     float64 `json:"conversionsFailed"`
+	// Connections are the connections the API server opened to this
+	// side's webhooks in its slices (harness.WebhookConnections), each a
+	// TLS handshake: it keeps a few idle ones per host, and opens another
+	// for every call beyond those in flight.
+	Connections int64 `json:"connections"`
+	// AnswerMeanSeconds is, by webhook server (replica, or "no-op"), the
+	// mean time from the first byte of a request to the first byte of
+	// its answer as the forwarder in front of them saw it, in this side's
+	// slices (harness.WebhookAnswers): what a call costs at the server,
+	// scheduling included, without the API server's part.
+	AnswerMeanSeconds map[string]float64 `json:"answerMeanSeconds"`
+	// Leader is the replica that held the lease at the end of the run.
+	Leader string `json:"leader,omitempty"`
 }
 
 // admissionWrite is one write of the load.
@@ -207,7 +220,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	calls := map[bool]apiCalls{}
+	tallies := map[bool]*sideTally{false: {}, true: {}}
 	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", rate)
 	for slice := range 2 * int(admissionSeconds*time.Second/admissionSlice) {
 		floor := slice%2 == 1
@@ -229,15 +242,7 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 			go func() { profiled <- profileReplicas(ctx, pprofPorts, admissionSlice) }()
 			go func() { apiProfiled <- profileAPIServer(ctx, c.Config, admissionSlice) }()
 		}
-		callsBefore, callsErr := webhookCalls(ctx, c.Config)
-		loads[floor].run(ctx, admissionSlice)
-		if callsAfter, err := webhookCalls(ctx, c.Config); err == nil && callsErr == nil {
-			t := calls[floor]
-			t.add(callsAfter.since(callsBefore))
-			calls[floor] = t
-		} else {
-			harness.Logf("bench: the API server's webhook call times: %v", errors.Join(callsErr, err))
-		}
+		tallies[floor].slice(ctx, c.Config, op, floor, func() { loads[floor].run(ctx, admissionSlice) })
 		if profiled != nil {
 			if floor {
 				res.FloorProfile, res.APIServerFloorProfile = <-profiled, <-apiProfiled
@@ -254,11 +259,11 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		return nil, err
 	}
 	res.Operator, res.Floor = loads[false].summary(), loads[true].summary()
+	if leader, err := op.Leader(ctx); err == nil {
+		res.Operator.Leader = leader.Name
+	}
 	for side, run := range map[bool]*admissionRun{false: &res.Operator, true: &res.Floor} {
-		c := calls[side]
-		run.WebhookCallMeanSeconds, run.WebhookCalls = meanDelta(sumCount{}, c.admission), c.admission.count
-		run.ConversionMeanSeconds, run.Conversions = meanDelta(sumCount{}, c.conversion), c.conversion.count
-		run.ConversionsFailed = c.conversionFailed
+		tallies[side].into(run)
 	}
 	if res.Operator.Writes > 0 {
 		res.AccessReviewsPerWrite = (after.reviews - before.reviews) / float64(res.Operator.Writes)
@@ -276,6 +281,58 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		res.Served.MeanSecondsByPath[path] = meanDelta(before.webhookByPath[path], t)
 	}
 	return res, nil
+}
+
+// sideTally is what one side's slices showed beside its writes: the API
+// server's webhook calls, the connections it opened and the servers'
+// answer times.
+type sideTally struct {
+	calls       apiCalls
+	connections int64
+	answers     map[string]harness.AnswerTimes
+}
+
+// slice runs one slice's load and adds what it showed.
+func (t *sideTally) slice(ctx context.Context, cfg *rest.Config, op *harness.Operator, floor bool, load func()) {
+	callsBefore, callsErr := webhookCalls(ctx, cfg)
+	replicasBefore, noopBefore := op.WebhookConnections()
+	answersBefore := op.WebhookAnswers()
+	load()
+	replicasAfter, noopAfter := op.WebhookConnections()
+	if floor {
+		t.connections += noopAfter - noopBefore
+	} else {
+		t.connections += replicasAfter - replicasBefore
+	}
+	if t.answers == nil {
+		t.answers = map[string]harness.AnswerTimes{}
+	}
+	for name, a := range op.WebhookAnswers() {
+		sum := t.answers[name]
+		sum.Count += a.Count - answersBefore[name].Count
+		sum.Sum += a.Sum - answersBefore[name].Sum
+		t.answers[name] = sum
+	}
+	callsAfter, err := webhookCalls(ctx, cfg)
+	if err != nil || callsErr != nil {
+		harness.Logf("bench: the API server's webhook call times: %v", errors.Join(callsErr, err))
+		return
+	}
+	t.calls.add(callsAfter.since(callsBefore))
+}
+
+// into writes the tally into the side's run.
+func (t *sideTally) into(run *admissionRun) {
+	run.WebhookCallMeanSeconds, run.WebhookCalls = meanDelta(sumCount{}, t.calls.admission), t.calls.admission.count
+	run.ConversionMeanSeconds, run.Conversions = meanDelta(sumCount{}, t.calls.conversion), t.calls.conversion.count
+	run.ConversionsFailed = t.calls.conversionFailed
+	run.Connections = t.connections
+	run.AnswerMeanSeconds = map[string]float64{}
+	for name, a := range t.answers {
+		if a.Count > 0 {
+			run.AnswerMeanSeconds[name] = a.Sum.Seconds() / float64(a.Count)
+		}
+	}
 }
 
 // profileReplicas is the replicas' CPU profiles over d, merged into one;
@@ -618,6 +675,20 @@ func admissionRows(tw io.Writer, r *results) {
 		fmt.Sprintf("mean %s (%.0f calls, %.0f failed); floor mean %s (%.0f calls, %.0f failed)",
 			ms(op.ConversionMeanSeconds), op.Conversions, op.ConversionsFailed,
 			ms(fl.ConversionMeanSeconds), fl.Conversions, fl.ConversionsFailed), "-", true)
+	row(tw, "", "  connections the API server opened to the webhooks",
+		fmt.Sprintf("%d; floor %d (each a TLS handshake)", op.Connections, fl.Connections), "-", true)
+	var answered []string
+	for _, name := range slices.Sorted(maps.Keys(op.AnswerMeanSeconds)) {
+		if op.AnswerMeanSeconds[name] > 0 && name != harness.NoOpName {
+			lead := ""
+			if name == op.Leader {
+				lead = ", the leader"
+			}
+			answered = append(answered, fmt.Sprintf("%s %s%s", name, ms(op.AnswerMeanSeconds[name]), lead))
+		}
+	}
+	row(tw, "", "  a request's first byte to its answer's, at the forwarder",
+		fmt.Sprintf("%s; floor %s", strings.Join(answered, ", "), ms(fl.AnswerMeanSeconds[harness.NoOpName])), "-", true)
 	row(tw, "", "  at the replicas, per webhook request",
 		fmt.Sprintf("mean %s  p99 <= %s in the handler (%.0f requests); %.0f refused before a webhook",
 			ms(a.Served.MeanSeconds), ms(a.Served.P99UpToSeconds), a.Served.Requests, a.Served.Refused), "-", true)

@@ -122,6 +122,23 @@ type Operator struct {
 	// calling the side it had dialled.
 	pipedMu sync.Mutex
 	piped   map[net.Conn]bool
+	// accepted counts the webhook connections the forwarder took, to the
+	// replicas and to the no-op server (see WebhookConnections).
+	accepted, acceptedNoOp atomic.Int64
+	// answers are the webhook servers' answer times, by name (pipedMu).
+	answers map[string]*answerTimes
+}
+
+// NoOpName names the no-op webhook server in WebhookAnswers.
+const NoOpName = "no-op"
+
+// WebhookConnections are the connections the API server has opened to the
+// webhooks so far, to the replicas and to the no-op server: each is a TLS
+// handshake on both ends, which a webhook's answers taking longer can
+// make more of (the API server keeps only so many idle connections to a
+// host, and opens another for a call beyond them).
+func (d *Operator) WebhookConnections() (replicas, noop int64) {
+	return d.accepted.Load(), d.acceptedNoOp.Load()
 }
 
 // Manager is one replica: a manager process.
@@ -589,11 +606,13 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 			port := d.noopPort.Load()
 			defer d.hold(in, port != 0)()
 			if port != 0 {
+				d.acceptedNoOp.Add(1)
 				if out, err := net.DialTimeout("tcp", fmt.Sprintf("%s:%d", localwebhook.Host, port), time.Second); err == nil {
-					pipe(in, out)
+					pipe(in, out, d.answersOf(NoOpName))
 				}
 				return
 			}
+			d.accepted.Add(1)
 			p, why := d.pick()
 			if p == nil {
 				d.dropped(why)
@@ -606,7 +625,7 @@ func (d *Operator) forward(ctx context.Context, l net.Listener) {
 				}
 				return
 			}
-			if end := pipe(in, out); end.unanswered && !p.signalled.Load() {
+			if end := pipe(in, out, d.answersOf(p.Name)); end.unanswered && !p.signalled.Load() {
 				d.unanswered(p, end)
 			}
 		}()
@@ -643,10 +662,19 @@ func (d *Operator) closePiped(noop bool) {
 
 // pipe copies in to out and back until either closes, then closes out,
 // and says how it ended.
-func pipe(in, out net.Conn) pipeEnd {
+func pipe(in, out net.Conn, answers *answerTimes) pipeEnd {
 	defer out.Close()
 	began := time.Now()
 	fromClient, fromServer := &stamped{w: out}, &stamped{w: in}
+	if answers != nil {
+		var asked atomic.Int64
+		fromClient.before = func() { asked.CompareAndSwap(0, time.Now().UnixNano()) }
+		fromServer.before = func() {
+			if t := asked.Swap(0); t != 0 {
+				answers.add(time.Duration(time.Now().UnixNano() - t))
+			}
+		}
+	}
 	clientDone := make(chan struct{})
 	go func() {
 		_, _ = io.Copy(fromClient, in)
@@ -685,13 +713,70 @@ type stamped struct {
 	w    io.Writer
 	n    atomic.Int64
 	last atomic.Int64
+	// before, when set, is called before each write.
+	before func()
 }
 
 // Write writes b to w.
 func (s *stamped) Write(b []byte) (int, error) {
+	if s.before != nil {
+		s.before()
+	}
 	s.n.Add(int64(len(b)))
 	s.last.Store(time.Now().UnixNano())
 	return s.w.Write(b)
+}
+
+// AnswerTimes sums the time a webhook server took from the first byte of
+// each request (a TLS handshake's message among them) to the first byte
+// of its answer, as the forwarder in front of it saw them: the server's
+// time to be scheduled, read, handle and start writing, without the API
+// server's part of a call.
+type AnswerTimes struct {
+	Count int64
+	Sum   time.Duration
+}
+
+// answerTimes are AnswerTimes being counted.
+type answerTimes struct {
+	mu sync.Mutex
+	AnswerTimes
+}
+
+// add counts one answer that took d.
+func (a *answerTimes) add(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.Count++
+	a.Sum += d
+}
+
+// answersOf is the answer times of the webhook server named so.
+func (d *Operator) answersOf(name string) *answerTimes {
+	d.pipedMu.Lock()
+	defer d.pipedMu.Unlock()
+	if d.answers == nil {
+		d.answers = map[string]*answerTimes{}
+	}
+	if d.answers[name] == nil {
+		d.answers[name] = &answerTimes{}
+	}
+	return d.answers[name]
+}
+
+// WebhookAnswers are the answer times so far of each webhook server the
+// forwarder has sent requests to, by replica name ("no-op" for the no-op
+// server): count and sum.
+func (d *Operator) WebhookAnswers() map[string]AnswerTimes {
+	d.pipedMu.Lock()
+	defer d.pipedMu.Unlock()
+	out := make(map[string]AnswerTimes, len(d.answers))
+	for name, a := range d.answers {
+		a.mu.Lock()
+		out[name] = a.AnswerTimes
+		a.mu.Unlock()
+	}
+	return out
 }
 
 // pick is the next replica serving, in turn, or none and why not: the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
 )
 
 // TestPipe_TellsARequestTheServerClosedOnUnanswered pipes a client to a
@@ -61,7 +62,7 @@ func TestPipe_TellsARequestTheServerClosedOnUnanswered(t *testing.T) {
 				if err != nil {
 					return
 				}
-				ended <- pipe(in, out)
+				ended <- pipe(in, out, nil)
 			}()
 			client, err := net.Dial("tcp", front.Addr().String())
 			if err != nil {
@@ -87,5 +88,69 @@ func TestPipe_TellsARequestTheServerClosedOnUnanswered(t *testing.T) {
 				t.Fatalf("pipe ended %+v, want unanswered=%v, 3 bytes answered, %d sent", end, tc.unanswered, 3*tc.requests)
 			}
 		})
+	}
+}
+
+func TestPipe_TimesEachAnswerFromItsRequest(t *testing.T) {
+	server, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	go func() {
+		c, err := server.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 3)
+		for range 2 {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+			_, _ = c.Write([]byte("ok\n"))
+		}
+	}()
+	front, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer front.Close()
+	answers := &answerTimes{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		in, err := front.Accept()
+		if err != nil {
+			return
+		}
+		defer in.Close()
+		out, err := net.Dial("tcp", server.Addr().String())
+		if err != nil {
+			return
+		}
+		pipe(in, out, answers)
+	}()
+	client, err := net.Dial("tcp", front.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 3)
+	for range 2 {
+		// A request in two writes is one request.
+		for _, part := range []string{"g", "o\n"} {
+			if _, err := client.Write([]byte(part)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := io.ReadFull(client, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = client.Close()
+	<-done
+	if answers.Count != 2 || answers.Sum < 100*time.Millisecond || answers.Sum > 2*time.Second {
+		t.Errorf("timed %d answers in %v, want 2 taking at least 50ms each", answers.Count, answers.Sum)
 	}
 }
