@@ -87,6 +87,16 @@ type admissionResult struct {
 	// mutating webhook's patch is applied and the object decoded again).
 	APIServerProfile      []byte `json:"-"`
 	APIServerFloorProfile []byte `json:"-"`
+	// Rounds are each round's p99s when the figure ran more than one
+	// (BENCH_ADMISSION_ROUNDS); Operator and Floor are of every round's
+	// writes.
+	Rounds []admissionRound `json:"rounds,omitempty"`
+}
+
+// admissionRound is one round's p99 of a write through each side.
+type admissionRound struct {
+	P99Seconds      float64 `json:"p99Seconds"`
+	FloorP99Seconds float64 `json:"floorP99Seconds"`
 }
 
 // admissionServed is the replicas' own account of the requests they
@@ -222,7 +232,12 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 	}
 	tallies := map[bool]*sideTally{false: {}, true: {}}
 	harness.Logf("bench: admission, %d writes a second, the operator's and the no-op webhooks in turn", rate)
-	for slice := range 2 * int(admissionSeconds*time.Second/admissionSlice) {
+	slicesPerRound := 2 * int(admissionSeconds*time.Second/admissionSlice)
+	roundStart := map[bool]int{}
+	for slice := range cfg.AdmissionRounds * slicesPerRound {
+		if slice%slicesPerRound == 0 {
+			roundStart = map[bool]int{false: loads[false].written(), true: loads[true].written()}
+		}
 		floor := slice%2 == 1
 		var restore func()
 		if floor {
@@ -252,6 +267,12 @@ func runAdmission(ctx context.Context, cfg config) (*admissionResult, error) {
 		}
 		if restore != nil {
 			restore()
+		}
+		if cfg.AdmissionRounds > 1 && slice%slicesPerRound == slicesPerRound-1 {
+			res.Rounds = append(res.Rounds, admissionRound{
+				P99Seconds:      loads[false].summarySince(roundStart[false]).Latency.P99,
+				FloorP99Seconds: loads[true].summarySince(roundStart[true]).Latency.P99,
+			})
 		}
 	}
 	after, err := replicasSample(ctx, replicas)
@@ -609,12 +630,24 @@ func (l *admissionLoad) record(w admissionWrite) {
 
 // summary is the load's writes as figures.
 func (l *admissionLoad) summary() admissionRun {
+	return l.summarySince(0)
+}
+
+// written is how many writes the load has recorded.
+func (l *admissionLoad) written() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.writes)
+}
+
+// summarySince is the summary of the writes recorded from the from-th on.
+func (l *admissionLoad) summarySince(from int) admissionRun {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := admissionRun{ByKind: map[string]stats{}}
 	all := make([]time.Duration, 0, len(l.writes))
 	byKind := map[string][]time.Duration{}
-	for _, w := range l.writes {
+	for _, w := range l.writes[from:] {
 		if w.kind == "skipped" {
 			continue
 		}
@@ -659,12 +692,21 @@ func admissionRows(tw io.Writer, r *results) {
 	limit := min(fl.Latency.P99+admissionTargetExtra.Seconds(), admissionTargetRatio*fl.Latency.P99)
 	met := op.Writes > 0 && op.Refused+op.TimedOut == 0 &&
 		(op.Latency.P99 <= limit || op.Latency.P99 <= floorMargin*fl.Latency.P99)
-	row(tw, "9", fmt.Sprintf("%d writes a second, every kind admitted, %ds each side", a.PerSecond, admissionSeconds),
+	row(tw, "9", fmt.Sprintf("%d writes a second, every kind admitted, %ds each side", a.PerSecond,
+		admissionSeconds*max(1, len(a.Rounds))),
 		fmt.Sprintf("p50 %s  p99 %s  max %s (%d writes, %d refused, %d timed out); %.2f access reviews per write",
 			ms(op.Latency.P50), ms(op.Latency.P99), ms(op.Latency.Max), op.Writes, op.Refused, op.TimedOut,
 			a.AccessReviewsPerWrite),
 		fmt.Sprintf("p99 <= %s (floor's + %s, <= %.1f x), 0 refused", ms(limit), admissionTargetExtra, admissionTargetRatio),
 		met)
+	if len(a.Rounds) > 1 {
+		ratios := make([]string, len(a.Rounds))
+		for i, r := range a.Rounds {
+			ratios[i] = fmt.Sprintf("%s / %s = %.2f", ms(r.P99Seconds), ms(r.FloorP99Seconds), r.P99Seconds/r.FloorP99Seconds)
+		}
+		row(tw, "", fmt.Sprintf("  each of %d rounds: p99 / the floor's", len(a.Rounds)),
+			strings.Join(ratios, "; "), "-", true)
+	}
 	row(tw, "", "floor: a no-op webhook server in the operator's place",
 		fmt.Sprintf("p50 %s  p99 %s  max %s (%d writes, %d refused, %d timed out)",
 			ms(fl.Latency.P50), ms(fl.Latency.P99), ms(fl.Latency.Max), fl.Writes, fl.Refused, fl.TimedOut), "-", true)

@@ -95,6 +95,10 @@ type config struct {
 	ForeignObjects int `json:"foreignObjects"`
 	// AdmissionRate is figure 9's writes a second.
 	AdmissionRate int `json:"admissionRate"`
+	// AdmissionRounds is how many times figure 9 runs its 60 s a side, in
+	// turn on one cluster: its p99s are of every round's writes, and each
+	// round's are shown beside them.
+	AdmissionRounds int `json:"admissionRounds"`
 	// Fleet canaries are measured at once for figure 10, alone and then
 	// beside FleetNoisy noisy ones, for FleetWindow each.
 	Fleet       int           `json:"fleet"`

@@ -70,10 +70,10 @@ func defaultConfig() config {
 		ForeignObjects: foreignObjects,
 		// Issue 35's fleet: a thousand canaries, two hundred noisy ones,
 		// five intervals each way.
-		AdmissionRate: 100,
-		Fleet:         1000,
-		FleetNoisy:    200,
-		FleetWindow:   5 * fleetInterval,
+		AdmissionRate: 100, AdmissionRounds: 1,
+		Fleet:       1000,
+		FleetNoisy:  200,
+		FleetWindow: 5 * fleetInterval,
 	}
 }
 
@@ -139,7 +139,8 @@ func configFromEnv(cfg config) (config, error) {
 		"BENCH_MEMORY_RUNS": &cfg.MemoryRuns, "BENCH_API_BURST": &cfg.Burst, "BENCH_WORKERS": &cfg.Workers,
 		"BENCH_MAXSIZE_TASKS": &cfg.MaxSizeTasks, "BENCH_APPS": &cfg.Apps, "BENCH_APP_REPLICAS": &cfg.AppReplicas,
 		"BENCH_CANARIES": &cfg.Canaries, "BENCH_FOREIGN": &cfg.ForeignObjects, "BENCH_ROUTED": &cfg.RoutedCanaries,
-		"BENCH_ADMISSION_RATE": &cfg.AdmissionRate, "BENCH_FLEET": &cfg.Fleet, "BENCH_FLEET_NOISY": &cfg.FleetNoisy,
+		"BENCH_ADMISSION_RATE": &cfg.AdmissionRate, "BENCH_ADMISSION_ROUNDS": &cfg.AdmissionRounds,
+		"BENCH_FLEET": &cfg.Fleet, "BENCH_FLEET_NOISY": &cfg.FleetNoisy,
 	}
 	for name, p := range ints {
 		if v := os.Getenv(name); v != "" {
