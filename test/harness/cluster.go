@@ -350,22 +350,28 @@ func (c *Cluster) Kubectl(ctx context.Context, stdin []byte, args ...string) err
 
 // KubectlOutput is Kubectl returning what kubectl printed on stdout. An
 // apply (idempotent, so safe to repeat) that the API server or a webhook
-// was too slow to judge is tried again for retryWindow, as the tests'
-// client does with its writes (retry.go): on two busy cores a server-side
-// apply of the chart's large CRDs can outlast the API server's 60 s
-// request timeout, and that says nothing of the objects applied.
+// was too slow to judge is tried again for kubectlRetryWindow, as the
+// tests' client does with its writes (retry.go): on two busy cores a
+// server-side apply of the chart's large CRDs can outlast the API server's
+// 60 s request timeout, and that says nothing of the objects applied.
 func (c *Cluster) KubectlOutput(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	if len(args) == 0 || args[0] != "apply" {
 		return c.kubectlOnce(ctx, stdin, args...)
 	}
 	var out []byte
-	err := retryIf(ctx, kubectlTransient, func() error {
+	err := retryIfWithin(ctx, kubectlRetryWindow, kubectlTransient, func() error {
 		var err error
 		out, err = c.kubectlOnce(ctx, stdin, args...)
 		return err
 	})
 	return out, err
 }
+
+// kubectlRetryWindow is how long an apply is tried again: longer than
+// retryWindow, since one attempt that the API server times out takes its
+// whole 60 s request timeout, and a window of one minute would then leave
+// no second attempt.
+const kubectlRetryWindow = 3 * time.Minute
 
 // kubectlTransient reports whether kubectl's error says the API server or
 // a webhook did not answer in time, not that it refused: what transient

@@ -68,8 +68,13 @@ func retry(ctx context.Context, write func() error) error {
 // retryIf runs write until isTransient says its error is not one to try
 // again, for retryWindow at most.
 func retryIf(ctx context.Context, isTransient func(error) bool, write func() error) error {
+	return retryIfWithin(ctx, retryWindow, isTransient, write)
+}
+
+// retryIfWithin is retryIf trying again for window.
+func retryIfWithin(ctx context.Context, window time.Duration, isTransient func(error) bool, write func() error) error {
 	var err error
-	_ = wait.PollUntilContextTimeout(ctx, time.Second, retryWindow, true, func(context.Context) (bool, error) {
+	_ = wait.PollUntilContextTimeout(ctx, time.Second, window, true, func(context.Context) (bool, error) {
 		err = write()
 		if isTransient(err) {
 			Logf("retrying a write that timed out under load: %v", err)
