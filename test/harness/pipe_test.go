@@ -23,17 +23,7 @@ func TestPipe_TellsARequestTheServerClosedOnUnanswered(t *testing.T) {
 		{name: "a second request the server closes on", requests: 2, unanswered: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			server, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer server.Close()
-			go func() {
-				c, err := server.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
+			client, ended := piped(t, nil, func(c net.Conn) {
 				buf := make([]byte, 3)
 				if _, err := io.ReadFull(c, buf); err != nil {
 					return
@@ -45,29 +35,7 @@ func TestPipe_TellsARequestTheServerClosedOnUnanswered(t *testing.T) {
 					return
 				}
 				_, _ = io.Copy(io.Discard, c)
-			}()
-			front, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer front.Close()
-			ended := make(chan pipeEnd, 1)
-			go func() {
-				in, err := front.Accept()
-				if err != nil {
-					return
-				}
-				defer in.Close()
-				out, err := net.Dial("tcp", server.Addr().String())
-				if err != nil {
-					return
-				}
-				ended <- pipe(in, out, nil)
-			}()
-			client, err := net.Dial("tcp", front.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
 			buf := make([]byte, 3)
 			for i := range tc.requests {
 				if _, err := client.Write([]byte("go\n")); err != nil {
@@ -92,17 +60,8 @@ func TestPipe_TellsARequestTheServerClosedOnUnanswered(t *testing.T) {
 }
 
 func TestPipe_TimesEachAnswerFromItsRequest(t *testing.T) {
-	server, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
-	go func() {
-		c, err := server.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	answers := &answerTimes{}
+	client, ended := piped(t, answers, func(c net.Conn) {
 		buf := make([]byte, 3)
 		for range 2 {
 			if _, err := io.ReadFull(c, buf); err != nil {
@@ -111,31 +70,7 @@ func TestPipe_TimesEachAnswerFromItsRequest(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 			_, _ = c.Write([]byte("ok\n"))
 		}
-	}()
-	front, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer front.Close()
-	answers := &answerTimes{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		in, err := front.Accept()
-		if err != nil {
-			return
-		}
-		defer in.Close()
-		out, err := net.Dial("tcp", server.Addr().String())
-		if err != nil {
-			return
-		}
-		pipe(in, out, answers)
-	}()
-	client, err := net.Dial("tcp", front.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	buf := make([]byte, 3)
 	for range 2 {
 		// A request in two writes is one request.
@@ -149,8 +84,51 @@ func TestPipe_TimesEachAnswerFromItsRequest(t *testing.T) {
 		}
 	}
 	_ = client.Close()
-	<-done
+	<-ended
 	if answers.Count != 2 || answers.Sum < 100*time.Millisecond || answers.Sum > 2*time.Second {
 		t.Errorf("timed %d answers in %v, want 2 taking at least 50ms each", answers.Count, answers.Sum)
 	}
+}
+
+// piped is a client connection through pipe (timing answers into answers
+// when not nil) to a server that serves its one connection with serve, and
+// how the pipe ended, once it has.
+func piped(t *testing.T, answers *answerTimes, serve func(net.Conn)) (net.Conn, <-chan pipeEnd) {
+	t.Helper()
+	server, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = server.Close() })
+	go func() {
+		c, err := server.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		serve(c)
+	}()
+	front, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = front.Close() })
+	ended := make(chan pipeEnd, 1)
+	go func() {
+		in, err := front.Accept()
+		if err != nil {
+			return
+		}
+		defer in.Close()
+		out, err := net.Dial("tcp", server.Addr().String())
+		if err != nil {
+			return
+		}
+		ended <- pipe(in, out, answers)
+	}()
+	client, err := net.Dial("tcp", front.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, ended
 }
